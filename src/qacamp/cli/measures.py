@@ -1,0 +1,5 @@
+"""`qacamp measures` (placeholder during development; replaced by its owner)."""
+
+
+def register(sub):
+    sub.add_parser("measures", help="(in development)")

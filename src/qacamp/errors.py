@@ -1,0 +1,47 @@
+"""The project's typed errors.
+
+Every problem with an input is raised as :class:`InputError`, whose message
+names the file, the place in it (line number or XML element), what is wrong
+and how to fix it.  The command line turns these into one line on stderr and
+exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class QacampError(Exception):
+    """Base class of every error the project raises on purpose."""
+
+
+class InputError(QacampError):
+    """A raw input file is malformed.
+
+    ``place`` is e.g. ``"line 12"`` or ``"<q q_id='3'> in <reading-test r_id='2'>"``.
+    """
+
+    def __init__(self, path: str | Path | None, place: str | None, problem: str, fix: str):
+        self.path = str(path) if path is not None else "<input>"
+        self.place = place
+        self.problem = problem
+        self.fix = fix
+        where = self.path if not place else f"{self.path}: {place}"
+        super().__init__(f"{where}: {problem}. Fix: {fix}")
+
+
+class ConfigError(QacampError):
+    """The configuration is invalid; ``key`` is the dotted path of the offending key."""
+
+    def __init__(self, key: str, problem: str, fix: str = ""):
+        self.key = key
+        self.problem = problem
+        self.fix = fix
+        msg = f"config key '{key}': {problem}"
+        if fix:
+            msg += f". Fix: {fix}"
+        super().__init__(msg)
+
+
+class UsageError(QacampError):
+    """A command-line or API argument is invalid."""

@@ -1,0 +1,60 @@
+"""The outer layer's file writing: atomic, deterministic.
+
+Every output is written to a temporary file in the destination folder and
+renamed into place, so a crash never leaves a partial file that a later step
+could trust.  Parquet is written with fixed options (zstd, no statistics
+timestamps, dictionary-encoded strings) so identical frames give identical
+bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success,
+    delete it on failure."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
+    """Write ``df`` atomically with deterministic options."""
+    with atomic_path(path, ".parquet") as tmp:
+        df.write_parquet(tmp, compression="zstd", compression_level=3, statistics=False,
+                         use_pyarrow=True,
+                         pyarrow_options={"use_dictionary": True, "write_statistics": False})
+
+
+def write_text(text: str, path: str | Path) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+
+
+def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
+    """Write ``df`` as CSV atomically with a fixed float format."""
+    with atomic_path(path, ".csv") as tmp:
+        df.write_csv(tmp, float_precision=float_precision)
+
+
+def read_parquet(path: str | Path) -> pl.DataFrame:
+    return pl.read_parquet(path)
