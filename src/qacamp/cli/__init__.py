@@ -15,7 +15,8 @@ import sys
 
 from ..errors import QacampError
 
-SUBCOMMANDS = ("simulate", "ingest", "measures", "eval", "score", "reliability", "report")
+SUBCOMMANDS = ("simulate", "ingest", "measures", "eval", "score", "reliability", "report",
+               "manifest")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,69 @@
-"""`qacamp ingest` (placeholder during development; replaced by its owner)."""
+"""`qacamp ingest`: read one campaign's raw files into canonical Parquet tables.
+
+    qacamp ingest --config config.yaml --campaign NAME --out results/NAME/ingest
+    qacamp ingest --campaign-json '{"kind": ...}' --name NAME --out DIR
+
+Writes ``<out>/<table>.parquet`` for every canonical table and
+``<out>/campaign.json`` atomically.  Paths in the campaign are resolved
+against ``--base-dir`` (default ``.``).  Schema validation of the config is
+the workflow's job; this command fails with a ConfigError on keys it needs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import ConfigError, UsageError
 
 
 def register(sub):
-    sub.add_parser("ingest", help="(in development)")
+    p = sub.add_parser("ingest", help="read a campaign's raw files into canonical Parquet tables",
+                       description=__doc__.split("\n\n")[0])
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--config", type=Path, help="YAML/JSON workflow config file")
+    src.add_argument("--campaign-json", help="one campaign's config as a JSON string")
+    p.add_argument("--campaign", help="campaign name in --config")
+    p.add_argument("--name", help="campaign name (with --campaign-json)")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--base-dir", type=Path, default=Path("."),
+                   help="directory relative paths are resolved against (default: .)")
+    p.set_defaults(func=run)
+
+
+def _load(args) -> tuple[str, dict]:
+    if args.config is not None:
+        if not args.campaign:
+            raise UsageError("--config needs --campaign NAME")
+        import yaml
+
+        try:
+            cfg = yaml.safe_load(args.config.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot read --config {args.config}: {exc}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError("<file>", f"{args.config} is not valid YAML ({exc})") from exc
+        campaigns = (cfg or {}).get("campaigns") if isinstance(cfg, dict) else None
+        if not isinstance(campaigns, dict):
+            raise ConfigError("campaigns", "missing", "list the campaigns under `campaigns:`")
+        if args.campaign not in campaigns:
+            raise ConfigError(f"campaigns.{args.campaign}", "no such campaign",
+                              f"use one of {sorted(campaigns)}")
+        return args.campaign, campaigns[args.campaign]
+    if not args.name:
+        raise UsageError("--campaign-json needs --name NAME")
+    try:
+        campaign = json.loads(args.campaign_json)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--campaign-json is not valid JSON ({exc})") from exc
+    return args.name, campaign
+
+
+def run(args) -> int:
+    from ..ingest import ingest_campaign, resolved_campaign, write_ingest
+
+    name, campaign = _load(args)
+    resolved = resolved_campaign(name, campaign, args.base_dir)
+    tabs = ingest_campaign(name, campaign, args.base_dir)
+    write_ingest(tabs, resolved, args.out)
+    return 0

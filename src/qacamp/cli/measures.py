@@ -1,5 +1,34 @@
-"""`qacamp measures` (placeholder during development; replaced by its owner)."""
+"""`qacamp measures`: print the measure registry (or write docs/measures.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 
 def register(sub):
-    sub.add_parser("measures", help="(in development)")
+    p = sub.add_parser("measures", help="list the measures (name, family, aggregation, "
+                       "formula, citation)",
+                       description="Print the measure registry as a tab-separated table.")
+    p.add_argument("--markdown", nargs="?", const="docs/measures.md", default=None,
+                   metavar="PATH", help="write the registry as Markdown to PATH "
+                   "(default docs/measures.md; '-' for stdout)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from .. import measures
+    from ..io import write_text
+
+    if args.markdown is not None:
+        text = measures.to_markdown() + "\n"
+        if args.markdown == "-":
+            sys.stdout.write(text)
+        else:
+            write_text(text, Path(args.markdown))
+        return 0
+    cols = ("name", "family", "aggregation", "unit", "formula", "citation")
+    print("\t".join(cols))
+    for row in measures.table_rows():
+        print("\t".join(row[c] for c in cols))
+    return 0

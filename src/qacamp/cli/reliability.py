@@ -1,5 +1,242 @@
-"""`qacamp reliability` (placeholder during development; replaced by its owner)."""
+"""`qacamp reliability`: resampling analyses of score matrices (METHODS.md section 3).
+
+Subcommands: ``swap``, ``fit``, ``stability``, ``bootstrap``, ``merge``,
+``kendall``.  Input is either ``--matrix FILE`` (wide CSV/Parquet, header of
+run names) or ``--scores DIR --measure NAME --unit question|series|test|topic
+[--judgment-set S]`` (the pipeline's scores/*.parquet).  Sharded runs
+(``--shard I/N``, 0-based) write mergeable counts; ``merge`` sums them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import InputError, UsageError
+from ..io import write_parquet
+from ..reliability import bootstrap as bs
+from ..reliability import fits, ranking, swap
+from ..reliability.matrix import from_scores_dir, read_matrix_file
+from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
+from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
+from ..reliability.stability import (
+    merge_stability_counts,
+    stability_counts,
+    summarize_stability,
+)
 
 
-def register(sub):
-    sub.add_parser("reliability", help="(in development)")
+def _add_input(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("input (one of --matrix or --scores)")
+    g.add_argument("--matrix", help="wide score matrix (CSV or Parquet), header of run names")
+    g.add_argument("--scores", help="the pipeline's scores/ folder")
+    g.add_argument("--measure", default=None,
+                   help="measure name (selects rows with --scores; seeds the trials)")
+    g.add_argument("--unit", default="question", choices=["question", "series", "test", "topic", "qtype"])
+    g.add_argument("--judgment-set", default=None)
+    g.add_argument("--include-baselines", action="store_true",
+                   help="keep runs named baseline:*")
+    g.add_argument("--aggregator", default=None, choices=["mean", "c_at_1", "cws"],
+                   help="check the matrix's aggregator (a --matrix file is always 'mean')")
+
+
+def _load(args):
+    if bool(args.matrix) == bool(args.scores):
+        raise UsageError("give exactly one of --matrix or --scores")
+    if args.matrix:
+        m = read_matrix_file(args.matrix, measure=args.measure or Path(args.matrix).stem,
+                             include_baselines=args.include_baselines)
+    else:
+        if not args.measure:
+            raise UsageError("--scores needs --measure")
+        m = from_scores_dir(args.scores, args.measure, args.unit, args.judgment_set,
+                            args.include_baselines)
+    if args.aggregator and args.aggregator != m.aggregator:
+        raise UsageError(f"the input gives aggregator {m.aggregator!r}, not {args.aggregator!r}")
+    return m
+
+
+def _seed_name(args, m) -> str:
+    return args.measure or m.measure
+
+
+def _run_swap(args) -> int:
+    m = _load(args)
+    i, n = parse_shard(args.shard)
+    df = swap.swap_counts(m, parse_sizes(args.sizes), args.trials, args.seed, _seed_name(args, m),
+                          args.bin_width, args.bins, args.pairing, i, n)
+    write_parquet(df, args.out)
+    return 0
+
+
+def _run_stability(args) -> int:
+    m = _load(args)
+    i, n = parse_shard(args.shard)
+    counts = stability_counts(m, args.size, args.trials, args.seed, parse_grid(args.fuzz),
+                              _seed_name(args, m), args.pairing, i, n)
+    out = counts if args.shard or args.counts else summarize_stability(counts)
+    write_parquet(out, args.out)
+    return 0
+
+
+def _run_bootstrap(args) -> int:
+    m = _load(args)
+    i, n = parse_shard(args.shard)
+    counts = bs.bootstrap_counts(m, args.samples, args.seed, args.alpha, _seed_name(args, m), i, n)
+    if args.shard or args.counts:
+        write_parquet(counts, args.out)
+    else:
+        pairs, summary = bs.bootstrap_results(counts)
+        write_parquet(pairs, args.out)
+        if args.summary:
+            write_parquet(summary, args.summary)
+    return 0
+
+
+def _read_all(paths) -> list[pl.DataFrame]:
+    frames = []
+    for p in paths:
+        if not Path(p).exists():
+            raise InputError(p, None, "file not found", "check the shard file paths")
+        frames.append(pl.read_parquet(p))
+    return frames
+
+
+_KIND_COLUMNS = {"swap": swap.SWAP_SCHEMA, "stability": STABILITY_COUNTS,
+                 "bootstrap": bs.COUNT_SCHEMA}
+
+
+def _run_merge(args) -> int:
+    frames = _read_all(args.inputs)
+    need = _KIND_COLUMNS[args.kind]
+    for path, frame in zip(args.inputs, frames, strict=True):
+        missing = [c for c in need if c not in frame.columns]
+        if missing:
+            raise InputError(path, None, f"not a {args.kind} shard file (lacks {missing})",
+                             f"pass files written by `reliability {args.kind} --shard I/N`")
+    if args.kind == "swap":
+        out = swap.merge_swap(frames)
+    elif args.kind == "stability":
+        merged = merge_stability_counts(frames)
+        out = merged if args.counts else summarize_stability(merged)
+    else:
+        merged = bs.merge_bootstrap(frames)
+        if args.counts:
+            out = merged
+        else:
+            out, summary = bs.bootstrap_results(merged)
+            if args.summary:
+                write_parquet(summary, args.summary)
+    write_parquet(out, args.out)
+    return 0
+
+
+def _run_fit(args) -> int:
+    counts = _read_all([args.counts])[0]
+    m = _load(args) if (args.matrix or args.scores) else None
+    full = args.full_size or (m.n_units if m is not None else None)
+    if not full:
+        raise UsageError("give --full-size or the matrix (--matrix/--scores)")
+    fit_df, summary = fits.fit_swap(counts, full, args.level, args.min_fit_size, args.model,
+                                    args.bin_width, m, args.measure or (m.measure if m else ""))
+    write_parquet(fit_df, args.out)
+    if args.summary:
+        write_parquet(summary, args.summary)
+    else:
+        print(summary)
+    return 0
+
+
+def _run_kendall(args) -> int:
+    frames = []
+    for spec in args.rankings:
+        label, _, path = spec.partition("=")
+        if not path:
+            label, path = Path(spec).stem, spec
+        m = read_matrix_file(path, include_baselines=args.include_baselines)
+        frames.append(pl.DataFrame({"ranking": label, "run": list(m.runs),
+                                    "score": m.full_scores()}))
+    if len(frames) < 2:
+        raise UsageError("kendall needs at least two rankings (LABEL=matrix.csv ...)")
+    long = pl.concat(frames)
+    table = ranking.tau_table(long)
+    write_parquet(table, args.out)
+    if args.swaps_out:
+        j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
+        sw = ranking.ranking_swaps(j["score"].to_numpy(), j["score_b"].to_numpy(),
+                                   parse_grid(args.thresholds))
+        write_parquet(sw, args.swaps_out)
+    print(table)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("reliability", help="swap method, fits, stability, bootstrap, Kendall tau",
+                       description=__doc__.splitlines()[0])
+    rs = p.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
+
+    s = rs.add_parser("swap", help="swap counts per (size, bin): size, bin, swaps, comparisons")
+    _add_input(s)
+    s.add_argument("--sizes", required=True, help="a:b or a:b:step (inclusive) or a,b,c")
+    s.add_argument("--trials", type=int, default=50)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--bin-width", type=float, default=0.01)
+    s.add_argument("--bins", type=int, default=21)
+    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--shard", default=None, help="I/N: run only shard I (0-based) of N")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_run_swap)
+
+    s = rs.add_parser("stability", help="stability vs discrimination: fuzziness, error_rate, prop_ties")
+    _add_input(s)
+    s.add_argument("--size", type=int, required=True)
+    s.add_argument("--trials", type=int, default=100)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--fuzz", default="0.01:0.10:0.01")
+    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
+    s.add_argument("--counts", action="store_true", help="write pair counts, not the summary")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_run_stability)
+
+    s = rs.add_parser("bootstrap", help="Sakai's paired bootstrap test, discriminative power")
+    _add_input(s)
+    s.add_argument("--samples", type=int, default=1000)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--shard", default=None)
+    s.add_argument("--counts", action="store_true", help="write per-pair counts")
+    s.add_argument("--summary", default=None, help="also write the one-row summary here")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_run_bootstrap)
+
+    s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
+    s.add_argument("--kind", required=True, choices=["swap", "stability", "bootstrap"])
+    s.add_argument("--counts", action="store_true", help="keep merged counts (stability/bootstrap)")
+    s.add_argument("--summary", default=None, help="bootstrap: also write the summary here")
+    s.add_argument("out")
+    s.add_argument("inputs", nargs="+")
+    s.set_defaults(func=_run_merge)
+
+    s = rs.add_parser("fit", help="extrapolate swap error rates: fits + summary")
+    _add_input(s)
+    s.add_argument("--counts", required=True, help="swap counts Parquet (from swap/merge)")
+    s.add_argument("--full-size", type=int, default=None, help="default: the matrix's units")
+    s.add_argument("--level", type=float, default=0.05)
+    s.add_argument("--min-fit-size", type=int, default=20)
+    s.add_argument("--model", choices=list(fits.MODELS), default="exp")
+    s.add_argument("--bin-width", type=float, default=0.01)
+    s.add_argument("--summary", default=None, help="write the summary row here")
+    s.add_argument("--out", required=True, help="fits Parquet")
+    s.set_defaults(func=_run_fit)
+
+    s = rs.add_parser("kendall", help="Kendall tau between rankings of matrices")
+    s.add_argument("rankings", nargs="+", help="LABEL=matrix.csv (run scores = column means)")
+    s.add_argument("--include-baselines", action="store_true")
+    s.add_argument("--swaps-out", default=None,
+                   help="write swaps between the first two rankings (threshold, swaps, pairs)")
+    s.add_argument("--thresholds", default="0.05,0.07")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_run_kendall)

@@ -1,5 +1,43 @@
-"""`qacamp score` (placeholder during development; replaced by its owner)."""
+"""`qacamp score`: score an ingested campaign (used by the Snakemake rule)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 
 def register(sub):
-    sub.add_parser("score", help="(in development)")
+    p = sub.add_parser("score", help="score an ingested campaign: ingest/*.parquet + "
+                       "campaign.json -> scores/*.parquet, runs.csv, campaign.duckdb")
+    p.add_argument("--ingest", required=True, metavar="DIR",
+                   help="the campaign's ingest folder (tables and campaign.json)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the scores folder to write")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import polars as pl
+
+    from ..errors import InputError
+    from ..scoring import primary_set, score_campaign, write_scores
+    from ..tables import SCHEMAS, conform, empty
+
+    ingest = Path(args.ingest)
+    cfg_path = ingest / "campaign.json"
+    try:
+        campaign = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(cfg_path, None, f"cannot read the resolved campaign ({exc})",
+                         "run `qacamp ingest` first") from exc
+    tables = {}
+    for name in SCHEMAS:
+        path = ingest / f"{name}.parquet"
+        tables[name] = conform(name, pl.read_parquet(path), str(path)) if path.exists() \
+            else empty(name)
+    kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
+    result = score_campaign(kind, tables, campaign)
+    present = sorted(result["runs"]["judgment_set"].unique().to_list())
+    flat = dict(campaign.get("options") or {}) | campaign
+    write_scores(result, args.out, primary=primary_set(kind, flat, present), kind=kind,
+                 ingest_dir=ingest)
+    return 0

@@ -1,5 +1,73 @@
-"""`qacamp simulate` (placeholder during development; replaced by its owner)."""
+"""`qacamp simulate KIND --out DIR`: write a simulated campaign in the raw formats.
+
+Kinds: trec-factoid, trec-series, qa4mre, clef-qa, pan, and ``demo`` (every
+demo campaign under ``--out``, e.g. ``resources/demo``).  The same seed gives
+byte-identical files.  Size options apply to the kinds that have them
+(``--questions``: trec-factoid, clef-qa, pan; ``--judgment-sets``:
+trec-factoid; ``--series``: trec-series; ``--topics``/``--tests``: qa4mre);
+giving one to another kind is a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+
+from ..errors import UsageError
+
+# option name -> (attribute, help)
+SIZE_OPTIONS = {
+    "runs": "number of runs",
+    "questions": "number of questions (trec-factoid, clef-qa, pan)",
+    "judgment_sets": "judgment sets: adjudicated + N-1 assessors (trec-factoid)",
+    "series": "number of series (trec-series)",
+    "topics": "number of topics (qa4mre)",
+    "tests": "reading tests per topic (qa4mre)",
+}
 
 
-def register(sub):
-    sub.add_parser("simulate", help="(in development)")
+def register(sub) -> None:
+    from ..simulate import KINDS
+
+    p = sub.add_parser("simulate", help="write a simulated campaign in the raw formats",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", choices=[*KINDS, "demo"], help="campaign kind, or demo")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: the kind's own; demo: qacamp.simulate.DEMO_SEED)")
+    for name, help_ in SIZE_OPTIONS.items():
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, default=None,
+                       help=help_)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import simulate as sim
+
+    given = {k: getattr(args, k) for k in SIZE_OPTIONS if getattr(args, k) is not None}
+    start = time.monotonic()
+    if args.kind == "demo":
+        if given:
+            raise UsageError(f"simulate demo takes no size options (got {', '.join(given)})")
+        seed = sim.DEMO_SEED if args.seed is None else args.seed
+        counts = sim.demo(args.out, seed=seed, quiet=args.quiet)
+    else:
+        func, opts_cls = sim.KINDS[args.kind]
+        fields = {f.name for f in dataclasses.fields(opts_cls)}
+        bad = sorted(set(given) - fields)
+        if bad:
+            raise UsageError(f"simulate {args.kind} has no option "
+                             f"{', '.join('--' + b.replace('_', '-') for b in bad)}")
+        kwargs = {} if args.seed is None else {"seed": args.seed}
+        opts = dataclasses.replace(opts_cls(), **given)
+        counts = func(args.out, opts=opts, quiet=args.quiet, **kwargs)
+    if not args.quiet:
+        print(f"simulate {args.kind}: wrote {args.out} in {time.monotonic() - start:.1f}s",
+              file=sys.stderr)
+    print(json.dumps(counts, sort_keys=True))
+    return 0

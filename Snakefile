@@ -1,0 +1,18 @@
+# qacamp: re-run a question-answering evaluation campaign.
+# Rules are thin: each calls the `qacamp` command line.  See README.md.
+#
+# Configuration: `--configfile your.yaml` (validated against
+# workflow/schemas/config.schema.yaml); without one, the demo config
+# config/config.yaml is used.
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/scoring.smk"
+include: "workflow/rules/reliability.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

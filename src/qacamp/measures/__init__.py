@@ -1,0 +1,142 @@
+"""The measure registry, in the ir_measures / trec_eval style.
+
+Every measure the project computes is described once, by a :class:`Measure`
+record in :data:`REGISTRY`: its name, family, definition (formula and paper),
+parameters with their defaults, how it aggregates over units (``mean``;
+``counts`` = recomputed from summed counts, like c@1; ``order`` = order-aware,
+like CWS, which must be recomputed on every subset in each run's own
+confidence order; ``set`` = a statistic over sub-unit scores, like the median
+test c@1) and the unit it is defined on.
+
+One module per family holds the records and the pure computing functions
+(polars frames in, frames out):
+
+- :mod:`.factoid`: accuracy, cws, mrr, nil_precision, nil_recall
+- :mod:`.lists`: list_precision, list_recall, list_f
+- :mod:`.other`: other_recall, other_precision, other_f, other_pyramid_recall,
+  other_pyramid_f
+- :mod:`.series`: series_score, type_score
+- :mod:`.nonresponse`: c_at_1, qa4mre_accuracy, correctly_discarded, utility
+  and the outcome counts
+- :mod:`.reading`: the QA4MRE reading perspective (test c@1 statistics,
+  tests passed)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One evaluation measure (metadata only; computing lives in the family module)."""
+
+    name: str
+    family: str
+    description: str
+    formula: str
+    citation: str
+    aggregation: str = "mean"  # "mean" | "counts" | "order" | "set"
+    unit: str = "question"
+    higher_is_better: bool = True
+    parameters: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    integer: bool = False  # a count: printed without decimals
+
+    @property
+    def params(self) -> dict[str, object]:
+        return dict(self.parameters)
+
+
+from . import factoid, lists, nonresponse, other, reading, series  # noqa: E402
+
+FAMILIES = (factoid, lists, other, series, nonresponse, reading)
+
+#: name -> Measure, in family order (the order of every printed table).
+REGISTRY: dict[str, Measure] = {m.name: m for fam in FAMILIES for m in fam.MEASURES}
+
+#: Measures reported for each campaign kind (runs-table order).
+KIND_MEASURES: dict[str, tuple[str, ...]] = {
+    "trec-factoid": ("accuracy", "cws", "mrr", "nil_precision", "nil_recall",
+                     "list_precision", "list_recall", "list_f",
+                     "other_recall", "other_precision", "other_f",
+                     "other_pyramid_recall", "other_pyramid_f", "type_score",
+                     "n_right", "n_wrong"),
+    "trec-series": ("series_score", "type_score", "accuracy", "cws", "mrr", "nil_precision",
+                    "nil_recall", "list_precision", "list_recall", "list_f",
+                    "other_recall", "other_precision", "other_f",
+                    "other_pyramid_recall", "other_pyramid_f", "n_right", "n_wrong"),
+    "qa4mre": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",
+               "n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
+               "n_unanswered_wrong", "n_unanswered_empty",
+               "test_c_at_1_median", "test_c_at_1_mean", "test_c_at_1_std",
+               "tests_passed", "tests"),
+    "clef-qa": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",
+                "n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
+                "n_unanswered_wrong", "n_unanswered_empty"),
+    "pan": ("c_at_1", "accuracy", "correctly_discarded", "utility", "n_right", "n_wrong",
+            "n_unanswered"),
+    "score-matrix": (),
+}
+
+
+def get(name: str) -> Measure:
+    """The measure called ``name``; :class:`UsageError` listing the valid names if unknown."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise UsageError(f"unknown measure '{name}'; valid measures: "
+                         + ", ".join(REGISTRY)) from None
+
+
+def validate(names: Iterable[str], valid: Iterable[str] | None = None) -> list[str]:
+    """Check measure names (against ``valid`` if given, else the registry)."""
+    names = list(names)
+    allowed = list(valid) if valid is not None else list(REGISTRY)
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        raise UsageError(f"unknown measure(s) {', '.join(bad)}; valid measures: "
+                         + ", ".join(allowed))
+    return names
+
+
+def table_rows() -> list[dict[str, str]]:
+    """The registry as rows of strings (name, family, aggregation, unit, formula, citation)."""
+    rows = []
+    for m in REGISTRY.values():
+        params = ", ".join(f"{k}={v}" for k, v in m.parameters)
+        rows.append({"name": m.name, "family": m.family, "aggregation": m.aggregation,
+                     "unit": m.unit, "higher_is_better": "yes" if m.higher_is_better else "no",
+                     "parameters": params, "formula": m.formula, "citation": m.citation,
+                     "description": m.description})
+    return rows
+
+
+def to_markdown() -> str:
+    """docs/measures.md: the registry as Markdown (generated; do not edit by hand)."""
+    out = ["# Measures", "",
+           "Generated from `qacamp.measures.REGISTRY` by `qacamp measures --markdown`; "
+           "do not edit by hand.  Semantic decisions (missing responses, NIL, unjudged "
+           "units, empty denominators) are in `docs/semantics.md`.", "",
+           "Aggregation: `mean` = mean of per-unit values; `counts` = recomputed from the "
+           "summed outcome counts of the units (c@1 is not a mean of per-question values); "
+           "`order` = order-aware (CWS: recompute on every subset in the run's own "
+           "confidence order); `set` = a statistic over sub-unit scores.", ""]
+    for fam in FAMILIES:
+        title = fam.__name__.rsplit(".", 1)[-1]
+        out += [f"## {title}", "", (fam.__doc__ or "").strip().splitlines()[0], "",
+                "| name | aggregation | unit | parameters | formula | description | citation |",
+                "|---|---|---|---|---|---|---|"]
+        for m in fam.MEASURES:
+            params = ", ".join(f"{k}={v}" for k, v in m.parameters) or "-"
+            cells = [f"`{m.name}`", m.aggregation, m.unit, params, m.formula, m.description,
+                     m.citation]
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "get", "validate",
+           "to_markdown", "table_rows"]

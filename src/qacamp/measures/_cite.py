@@ -1,0 +1,14 @@
+"""Citations shared by the measure families."""
+
+C_AT_1 = ("Peñas & Rodrigo 2011, A Simple Measure to Assess Non-response, ACL-HLT 2011")
+TREC2002 = ("Voorhees 2003, Evaluating the Evaluation: A Case Study Using the TREC 2002 "
+            "Question Answering Track, HLT-NAACL 2003")
+TREC8 = "Voorhees & Tice 2000, Building a Question Answering Test Collection, SIGIR 2000"
+TREC2003 = "Voorhees 2003, Overview of the TREC 2003 Question Answering Track, TREC 2003"
+SERIES = ("Voorhees 2005, Using Question Series to Evaluate Question Answering System "
+          "Effectiveness, HLT/EMNLP 2005")
+TREC2006 = "Dang, Lin & Kelly 2006, Overview of the TREC 2006 Question Answering Track"
+PYRAMID = ("Lin & Demner-Fushman 2006, Will Pyramids Built of Nuggets Topple Over?, "
+           "HLT-NAACL 2006; official in TREC 2007 (Dang, Kelly & Lin 2007)")
+QA4MRE = ("Peñas et al. 2013, QA4MRE 2011-2013: Overview of Question Answering for "
+          "Machine Reading Evaluation, CLEF 2013")

@@ -1,0 +1,81 @@
+"""Factoid measures (TREC 2002 QA track; Voorhees 2003, HLT-NAACL 2003).
+
+accuracy = R / Q; CWS = (1/Q) sum_i (R among the first i) / i over the run's
+confidence order; MRR = mean of 1/rank of the first right answer (0 if none);
+NIL precision = NIL returned and right / NIL returned; NIL recall = NIL
+returned and right / questions whose answer is NIL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from . import Measure
+from ._cite import TREC8, TREC2002
+
+MEASURES = (
+    Measure("accuracy", "factoid", "Share of questions answered right (strict: U and X are wrong; "
+            "unanswered and missing responses count as not right).",
+            "R / n", TREC2002, "mean"),
+    Measure("cws", "factoid", "Confidence-weighted score: rewards right answers early in the "
+            "run's confidence order (analog of uninterpolated average precision).",
+            "(1/Q) sum_{i=1..Q} (right among first i) / i", TREC2002, "order"),
+    Measure("mrr", "factoid", "Mean reciprocal rank of the first right answer among the "
+            "question's ranked answers (item number = rank), 0 if none.",
+            "mean_q 1/rank_q (0 if no right answer)", TREC8, "mean"),
+    Measure("nil_precision", "factoid", "Of the NIL responses returned, the share judged right; "
+            "0 when no NIL was returned.",
+            "NIL returned & right / NIL returned", TREC2002, "counts"),
+    Measure("nil_recall", "factoid", "Of the questions whose answer is NIL, the share answered "
+            "NIL (right); 0 when there are none.",
+            "NIL returned & right / NIL questions", TREC2002, "counts"),
+)
+
+
+def cws(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ("rank", "qid"),
+        correct: str = "r") -> pl.DataFrame:
+    """Confidence-weighted score per group ``keys``.
+
+    ``df`` has one row per question with a 0/1 ``correct`` column; questions are
+    ranked within each group by ``order`` (nulls last: missing responses are the
+    least confident).  CWS = (1/Q) sum_i c_i / i with c_i the right answers
+    among the first i (Voorhees 2003).
+    """
+    keys = list(keys)
+    ranked = df.sort([*keys, *order], nulls_last=True)
+    return (ranked.with_columns(
+        (pl.col(correct).cum_sum().over(keys)
+         / (pl.int_range(pl.len()).over(keys) + 1)).alias("_prec"))
+        .group_by(keys, maintain_order=True).agg(pl.col("_prec").mean().alias("cws")))
+
+
+def reciprocal_rank(items: pl.DataFrame, keys: Sequence[str], rank: str = "item",
+                    correct: str = "right") -> pl.DataFrame:
+    """Per question (``keys``): 1 / rank of the first right item, 0 if none."""
+    return items.group_by(list(keys)).agg(
+        (1.0 / pl.col(rank).filter(pl.col(correct)).min()).fill_null(0.0).alias("rr"))
+
+
+def nil_scores(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """NIL precision and recall per group ``keys``.
+
+    ``df`` has one row per question with boolean ``nil_returned``,
+    ``nil_right`` (NIL returned and judged R) and ``nil_question`` (the
+    question's answer is NIL).  Recall counts only right NIL responses on NIL
+    questions.  Empty denominators give 0.
+    """
+    agg = df.group_by(list(keys), maintain_order=True).agg(
+        pl.col("nil_right").sum().alias("_nr"),
+        (pl.col("nil_right") & pl.col("nil_question")).sum().alias("_nrq"),
+        pl.col("nil_returned").sum().alias("_nret"),
+        pl.col("nil_question").sum().alias("_nq"))
+    return agg.select(*keys,
+                      _safe_div(pl.col("_nr"), pl.col("_nret")).alias("nil_precision"),
+                      _safe_div(pl.col("_nrq"), pl.col("_nq")).alias("nil_recall"))
+
+
+def _safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
+    """num / den, 0 where den == 0 (the project's empty-denominator convention)."""
+    return pl.when(den > 0).then(num.cast(pl.Float64) / den).otherwise(0.0)

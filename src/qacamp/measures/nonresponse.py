@@ -1,0 +1,87 @@
+"""Non-response measures (c@1 paper: Peñas & Rodrigo 2011, ACL-HLT 2011; QA4MRE).
+
+c@1 = (nR + nU nR / n) / n with nR right, nU unanswered (missing responses
+included), n all questions; QA4MRE accuracy = (nR + nUR) / n; proportion
+correctly discarded = (nUW + nUE) / (nUR + nUW + nUE); utility UF = (nR - nW) / n.
+Outcomes: R right, W wrong (incl. U, X), UR / UW unanswered with a right /
+wrong candidate, UE unanswered without a candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from . import Measure
+from ._cite import C_AT_1, QA4MRE
+
+MEASURES = (
+    Measure("c_at_1", "nonresponse", "c@1: accuracy that rewards leaving a question unanswered "
+            "in proportion to the accuracy on the answered ones.",
+            "(nR + nU * nR / n) / n", C_AT_1, "counts"),
+    Measure("qa4mre_accuracy", "nonresponse", "Accuracy counting the unanswered questions whose "
+            "hypothetical candidate was right.", "(nR + nUR) / n", QA4MRE, "counts"),
+    Measure("correctly_discarded", "nonresponse", "Proportion of the unanswered questions that "
+            "were correctly left unanswered (candidate wrong or absent); 0 when none unanswered.",
+            "(nUW + nUE) / (nUR + nUW + nUE)", QA4MRE, "counts"),
+    Measure("utility", "nonresponse", "Utility UF: right minus wrong answers per question.",
+            "(nR - nW) / n", C_AT_1, "counts"),
+    Measure("n_right", "nonresponse", "Questions answered right.", "nR", C_AT_1, "counts",
+            integer=True),
+    Measure("n_wrong", "nonresponse", "Questions answered wrong (W, U, X).", "nW", C_AT_1,
+            "counts", higher_is_better=False, integer=True),
+    Measure("n_unanswered", "nonresponse", "Questions left unanswered (incl. missing).",
+            "nU = nUR + nUW + nUE", C_AT_1, "counts", higher_is_better=False, integer=True),
+    Measure("n_unanswered_right", "nonresponse", "Unanswered with a right candidate.", "nUR",
+            QA4MRE, "counts", higher_is_better=False, integer=True),
+    Measure("n_unanswered_wrong", "nonresponse", "Unanswered with a wrong candidate.", "nUW",
+            QA4MRE, "counts", integer=True),
+    Measure("n_unanswered_empty", "nonresponse", "Unanswered without a candidate (incl. missing).",
+            "nUE", QA4MRE, "counts", integer=True),
+)
+
+OUTCOME_COLUMNS = ("r", "w", "ur", "uw", "ue")
+
+
+def c_at_1(n_right: float, n_unanswered: float, n: float) -> float:
+    """c@1 from counts: (nR + nU nR / n) / n; 0 when n = 0."""
+    if n <= 0:
+        return 0.0
+    return (n_right + n_unanswered * n_right / n) / n
+
+
+def outcome_indicators(outcome: pl.Expr) -> list[pl.Expr]:
+    """Float 0/1 columns r, w, ur, uw, ue from an outcome string column."""
+    return [(outcome == code).cast(pl.Float64).alias(code.lower())
+            for code in ("R", "W", "UR", "UW", "UE")]
+
+
+def aggregate(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Counts and non-response measures per group ``keys``.
+
+    ``df`` has one row per question with the float outcome columns r, w, ur,
+    uw, ue (0/1, or probabilities for an expected-value run).  Also returns
+    ``accuracy`` = nR / n.
+    """
+    keys = list(keys)
+    sums = df.group_by(keys, maintain_order=True).agg(
+        *[pl.col(c).sum().alias(f"n_{c}") for c in OUTCOME_COLUMNS])
+    nr, nw, nur, nuw, nue = (pl.col(f"n_{c}") for c in OUTCOME_COLUMNS)
+    nu = nur + nuw + nue
+    n = nr + nw + nu
+
+    def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return pl.when(b > 0).then(a / b).otherwise(0.0)
+
+    return sums.select(
+        *keys,
+        div(nr + nu * div(nr, n), n).alias("c_at_1"),
+        div(nr, n).alias("accuracy"),
+        div(nr + nur, n).alias("qa4mre_accuracy"),
+        div(nuw + nue, nu).alias("correctly_discarded"),
+        div(nr - nw, n).alias("utility"),
+        nr.alias("n_right"), nw.alias("n_wrong"), nu.alias("n_unanswered"),
+        nur.alias("n_unanswered_right"), nuw.alias("n_unanswered_wrong"),
+        nue.alias("n_unanswered_empty"),
+    )

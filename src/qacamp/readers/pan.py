@@ -1,0 +1,111 @@
+"""PAN authorship verification (JSON lines).
+
+``truth.jsonl``: ``{"id": ..., "same": true|false}`` per line -> questions
+(qtype VERIFICATION) and options ``Y`` (same author) / ``N`` (different
+authors) with ``correct`` marking the truth.
+
+``answers.jsonl``: ``{"id": ..., "value": float in [0, 1]}`` per line; a value
+wrapped in a one-element list (``[0.7]``) is unwrapped.  value exactly 0.5 is
+unanswered; > 0.5 answers ``Y``, < 0.5 answers ``N``; an id missing from the
+answers is unanswered (no response row).  The run name is the answers file's
+parent folder name; judgment set ``gold``.  Blank lines are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+
+from .. import tables
+from ..errors import InputError
+from ._text import data_lines
+
+JUDGMENT_SET = "gold"
+
+
+def _records(path: str | Path, fields: tuple[str, ...]):
+    n = 0
+    for no, line in data_lines(path, comments=False):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"line {no}", f"not valid JSON ({exc.msg})",
+                             "write one JSON object per line") from exc
+        if not isinstance(rec, dict) or any(f not in rec for f in fields):
+            raise InputError(path, f"line {no}", f"a line without the fields {list(fields)}",
+                             "write objects like " + ", ".join(f'"{f}": ...' for f in fields))
+        n += 1
+        yield no, rec
+    if n == 0:
+        raise InputError(path, None, "the file has no data lines", "write one JSON object per line")
+
+
+def _qid(path, no: int, rec: dict) -> str:
+    qid = rec["id"]
+    if isinstance(qid, bool) or not isinstance(qid, str | int) or str(qid) == "":
+        raise InputError(path, f"line {no}", f"id {qid!r} is not a string or integer",
+                         "give every problem a string id")
+    return str(qid)
+
+
+def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Read ``truth.jsonl`` -> ``(questions, options)``."""
+    qrows, orows = [], []
+    seen: dict[str, int] = {}
+    for no, rec in _records(path, ("id", "same")):
+        qid = _qid(path, no, rec)
+        if qid in seen:
+            raise InputError(path, f"line {no}", f"problem {qid} appears twice (first at line {seen[qid]})",
+                             "give every problem one line")
+        seen[qid] = no
+        same = rec["same"]
+        if not isinstance(same, bool):
+            raise InputError(path, f"line {no}", f"same is {same!r}", "write true or false")
+        qrows.append({"qid": qid, "qtype": "VERIFICATION", "position": len(qrows) + 1})
+        orows.append({"qid": qid, "option": "Y", "text": "same author", "correct": same, "is_noa": False})
+        orows.append({"qid": qid, "option": "N", "text": "different authors", "correct": not same,
+                      "is_noa": False})
+    return (tables.conform("questions", pl.DataFrame(qrows, schema_overrides={"position": pl.Int32}),
+                           str(path)),
+            tables.conform("options", pl.DataFrame(orows), str(path)))
+
+
+def read_answers(path: str | Path, questions: pl.DataFrame,
+                 options: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Read one run's ``answers.jsonl`` -> ``(responses, judgments)`` judged against the truth."""
+    path = Path(path)
+    run = path.resolve().parent.name
+    known = set(questions["qid"].to_list())
+    truth = {q: o for q, o, c in options.select("qid", "option", "correct").iter_rows() if c}
+    rrows, jrows = [], []
+    seen: dict[str, int] = {}
+    for no, rec in _records(path, ("id", "value")):
+        qid = _qid(path, no, rec)
+        if qid not in known:
+            raise InputError(path, f"line {no}", f"problem {qid} is not in the truth file",
+                             "answer only problems of the truth file")
+        if qid in seen:
+            raise InputError(path, f"line {no}", f"problem {qid} answered twice (first at line {seen[qid]})",
+                             "give one line per problem")
+        seen[qid] = no
+        value = rec["value"]
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value) or not 0 <= value <= 1:
+            raise InputError(path, f"line {no}", f"value {rec['value']!r} is not a number in [0, 1]",
+                             "give a score between 0 and 1 (0.5 = no answer)")
+        answered = value != 0.5
+        answer = ("Y" if value > 0.5 else "N") if answered else None
+        rrows.append({"run": run, "qid": qid, "item": 1, "rank": len(rrows) + 1,
+                      "answer": answer, "answered": answered, "nil": False})
+        judgment = None if answer is None else ("R" if truth.get(qid) == answer else "W")
+        jrows.append({"judgment_set": JUDGMENT_SET, "run": run, "qid": qid, "item": 1,
+                      "judgment": judgment})
+    schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String}
+    return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
+            tables.conform("judgments", pl.DataFrame(
+                jrows, schema_overrides={"item": pl.Int32, "judgment": pl.String}), str(path)))

@@ -1,0 +1,130 @@
+"""TREC question files.
+
+* TREC 2002-2003 ``<top>`` SGML (``trec11questions``)::
+
+      <top>
+      <num> Number: 1394
+      <desc> Description:
+      In what country did the game of croquet originate?
+      </top>
+
+  -> questions with the given qtype (FACTOID by default; LIST for the
+  companion list-question file), no series.
+
+* TREC 2004-2007 series XML (``trecNNquestions.xml``)::
+
+      <trecqa year task><target id text><qa><q id type>text</q></qa>...</target>
+
+  preceded by a DOCTYPE with an internal DTD; decoded as the XML declaration
+  says (ISO-8859-1).  qtype FACTOID, LIST or OTHER; series = target id.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+from .. import tables
+from ..errors import InputError, UsageError
+from ._text import describe, norm_space, parse_xml, read_text
+
+QTYPES = ("FACTOID", "LIST", "OTHER")
+
+_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
+_NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
+_DESC = re.compile(r"<desc>\s*(?:Description:)?(.*)", re.S | re.I)
+
+
+def read_top_questions(path: str | Path, qtype: str = "FACTOID",
+                       encoding: str = "utf-8") -> pl.DataFrame:
+    """Read a ``<top>`` question file (TREC 2002-2003) into ``questions``."""
+    if qtype not in QTYPES:
+        raise UsageError(f"qtype must be one of {QTYPES}, not {qtype!r}")
+    text = read_text(path, encoding)
+    rows = []
+    seen: dict[str, int] = {}
+    end = 0
+    for m in _TOP.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        if text[end:m.start()].strip():
+            raise _bad(path, text, end, "text outside <top> ... </top>")
+        end = m.end()
+        body = m.group(1)
+        num = _NUM.search(body)
+        if num is None:
+            raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
+                             "give every <top> block a `<num> Number: N` line")
+        qid = num.group(1)
+        desc = _DESC.search(body)
+        if desc is None or not norm_space(desc.group(1)):
+            raise InputError(path, f"line {line} (<top> of question {qid})",
+                             "a <top> block without <desc> question text",
+                             "give every <top> block a `<desc> Description:` line followed by the question")
+        if qid in seen:
+            raise InputError(path, f"line {line}",
+                             f"question {qid} appears twice (first at line {seen[qid]})",
+                             "give every question its own number")
+        seen[qid] = line
+        rows.append({"qid": qid, "qtype": qtype, "position": len(rows) + 1,
+                     "text": norm_space(desc.group(1))})
+    if text[end:].strip():
+        raise _bad(path, text, end, "text outside <top> ... </top> (or an unclosed <top>)")
+    if not rows:
+        raise InputError(path, None, "no <top> blocks found",
+                         "check that this is a TREC <top> question file")
+    df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
+    return tables.conform("questions", df, str(path))
+
+
+def _bad(path, text: str, offset: int, problem: str) -> InputError:
+    rest = text[offset:]
+    skip = len(rest) - len(rest.lstrip())
+    line = text.count("\n", 0, offset + skip) + 1
+    return InputError(path, f"line {line}", problem,
+                      "every question must be a <top> ... </top> block")
+
+
+def read_series_xml(path: str | Path) -> pl.DataFrame:
+    """Read a TREC 2004-2007 series XML file into ``questions`` (series = target id)."""
+    root = parse_xml(path)
+    rows = []
+    seen: set[str] = set()
+    targets = list(root.iter("target"))
+    if not targets:
+        raise InputError(path, f"<{root.tag}>", "no <target> elements",
+                         "check that this is a TREC question-series XML file")
+    seen_targets: set[str] = set()
+    for target in targets:
+        tid = (target.get("id") or "").strip()
+        where_t = describe(target, "id")
+        if not tid:
+            raise InputError(path, where_t, "a <target> without an id attribute",
+                             "give every <target> an id")
+        if tid in seen_targets:
+            raise InputError(path, where_t, f"target id {tid} appears twice",
+                             "give every target its own id")
+        seen_targets.add(tid)
+        qs = list(target.iter("q"))
+        if not qs:
+            raise InputError(path, where_t, "a target without questions",
+                             "give the target <qa><q id type>...</q></qa> elements")
+        for q in qs:
+            qid = (q.get("id") or "").strip()
+            where = f"{describe(q, 'id')} in {where_t}"
+            if not qid:
+                raise InputError(path, where, "a <q> without an id attribute",
+                                 "give every <q> an id such as 1.1")
+            qtype = (q.get("type") or "").strip().upper()
+            if qtype not in QTYPES:
+                raise InputError(path, where, f"unknown question type '{q.get('type')}'",
+                                 f"use one of {', '.join(QTYPES)}")
+            if qid in seen:
+                raise InputError(path, where, f"question id {qid} appears twice",
+                                 "give every question its own id")
+            seen.add(qid)
+            rows.append({"qid": qid, "qtype": qtype, "series": tid,
+                         "position": len(rows) + 1, "text": norm_space(q.text)})
+    df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
+    return tables.conform("questions", df, str(path))

@@ -1,0 +1,107 @@
+"""Seeding and sharding of resampling trials.
+
+Every trial of every resampling analysis draws its randomness from
+``numpy.random.SeedSequence([analysis_seed, stable_hash(measure), size, trial])``
+(METHODS.md section 3, "Randomness"): the seed never depends on the shard, so
+merging the counts of any number of shards gives identical results.
+``stable_hash`` is CRC-32 of the UTF-8 name (Python's ``hash`` is salted per
+process and must not be used).
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from ..errors import UsageError
+
+
+def stable_hash(name: str) -> int:
+    """CRC-32 of the UTF-8 encoding of ``name`` (stable across processes)."""
+    return zlib.crc32(str(name).encode("utf-8"))
+
+
+def trial_seed(seed: int, measure: str, size: int, trial: int) -> np.random.SeedSequence:
+    """The seed sequence of one trial: ``[seed, stable_hash(measure), size, trial]``."""
+    if seed < 0 or size < 0 or trial < 0:
+        raise UsageError(f"seed, size and trial must be >= 0 (got {seed}, {size}, {trial})")
+    return np.random.SeedSequence([int(seed), stable_hash(measure), int(size), int(trial)])
+
+
+def trial_rng(seed: int, measure: str, size: int, trial: int) -> np.random.Generator:
+    """A PCG64 generator for one trial."""
+    return np.random.Generator(np.random.PCG64(trial_seed(seed, measure, size, trial)))
+
+
+def shard_trials(trials: int, shard: int = 0, n_shards: int = 1,
+                 mode: str = "contiguous") -> np.ndarray:
+    """Trial indices handled by ``shard`` (0-based) of ``n_shards``.
+
+    ``mode="contiguous"`` gives the ``shard``-th of ``n_shards`` near-equal
+    contiguous blocks of ``range(trials)``; ``mode="strided"`` gives
+    ``range(shard, trials, n_shards)``.  The union over all shards is
+    ``range(trials)`` and the shards are disjoint.
+    """
+    if trials < 0:
+        raise UsageError(f"trials must be >= 0 (got {trials})")
+    if n_shards < 1 or not 0 <= shard < n_shards:
+        raise UsageError(f"shard must satisfy 0 <= shard < n_shards (got {shard}/{n_shards})")
+    if mode == "strided":
+        return np.arange(shard, trials, n_shards, dtype=np.int64)
+    if mode != "contiguous":
+        raise UsageError(f"unknown shard mode {mode!r}; use 'contiguous' or 'strided'")
+    lo = (trials * shard) // n_shards
+    hi = (trials * (shard + 1)) // n_shards
+    return np.arange(lo, hi, dtype=np.int64)
+
+
+def parse_shard(spec: str | None) -> tuple[int, int]:
+    """Parse ``"I/N"`` (0-based shard I of N shards); ``None`` means ``(0, 1)``."""
+    if spec is None:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in str(spec).split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {spec!r}: expected I/N with integers, e.g. 0/4") from None
+    if n < 1 or not 0 <= i < n:
+        raise UsageError(f"--shard {spec!r}: need 0 <= I < N (shards are numbered from 0)")
+    return i, n
+
+
+def parse_sizes(spec: str) -> list[int]:
+    """Parse ``"a:b"`` or ``"a:b:step"`` (inclusive) or ``"a,b,c"`` or ``"a"``."""
+    s = str(spec).strip()
+    try:
+        if ":" in s:
+            parts = [int(x) for x in s.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            a, b = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else 1
+            if step < 1 or b < a:
+                raise ValueError
+            out = list(range(a, b + 1, step))
+        else:
+            out = [int(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"sizes {spec!r}: expected a:b, a:b:step (inclusive, step >= 1) "
+                         "or a comma list of integers") from None
+    if not out or min(out) < 1:
+        raise UsageError(f"sizes {spec!r}: sizes must be >= 1")
+    return out
+
+
+def parse_grid(spec: str) -> list[float]:
+    """Parse a float grid ``"lo:hi:step"`` (inclusive, rounded to 10 decimals) or a comma list."""
+    s = str(spec).strip()
+    try:
+        if ":" in s:
+            lo, hi, step = (float(x) for x in s.split(":"))
+            if step <= 0 or hi < lo:
+                raise ValueError
+            n = int(np.floor((hi - lo) / step + 1e-9)) + 1
+            return [round(lo + k * step, 10) for k in range(n)]
+        return [float(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"grid {spec!r}: expected lo:hi:step (inclusive) or a comma list") from None

@@ -1,0 +1,169 @@
+"""The swap method (Voorhees & Buckley 2002; Voorhees 2003, 2005; c@1 paper).
+
+For a subset size ``c`` and trial ``t``, draw two disjoint unit subsets
+``A`` and ``B`` of size ``c``, score every run on both, and for every pair of
+runs (x, y) with ``d1 = M_A(x) - M_A(y)`` and ``d2 = M_B(x) - M_B(y)``:
+put the comparison in bin ``min(floor(|d1| / width), bins - 1)`` (default
+width 0.01, 21 bins, the last one open: ``|d1| >= 0.20``) and count a swap
+when ``d1 * d2 < 0``.  The error rate of a (size, bin) is swaps / comparisons.
+A tiny epsilon (1e-9 of a bin) is added before ``floor`` so that a difference
+that is a multiple of the width in decimal (e.g. 0.03) lands in its own bin
+despite binary rounding.  Differences below ``TIE_TOLERANCE`` (1e-12) are
+treated as exactly 0 (a tie on either subset is never a swap), so that float
+rounding of mathematically equal scores cannot create or hide swaps.
+
+``pairing="shared"`` (default, Voorhees): the two subsets of a trial are
+shared by all pairs.  ``pairing="per-pair"`` (c@1 paper): each pair gets its
+own two subsets (still one seed per trial; the pair's draws come from that
+trial's generator in the fixed pair order).
+
+Kernel: per size, one numpy gather over all trials of the shard and all runs:
+indices (T, 2, c) -> scores (T, 2, R); then, over blocks of sizes at once,
+differences over the upper triangle (S, T, 2, P) -> bins (offset by size) ->
+one ``np.bincount``.  Seeds: :mod:`qacamp.reliability.seeds`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import polars as pl
+
+from ..errors import UsageError
+from .matrix import ScoreMatrix
+from .seeds import shard_trials, trial_rng
+
+PAIRINGS = ("shared", "per-pair")
+SWAP_SCHEMA = {"size": pl.Int64, "bin": pl.Int64, "swaps": pl.Int64, "comparisons": pl.Int64}
+_EPS = 1e-9
+#: differences smaller than this are exact ties (guards against float rounding)
+TIE_TOLERANCE = 1e-12
+
+
+def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Upper-triangle run pairs (i < j) in row-major order."""
+    return np.triu_indices(n_runs, k=1)
+
+
+def check_sizes(sizes: Iterable[int], n_units: int, subsets: int = 2) -> list[int]:
+    sizes = sorted({int(s) for s in sizes})
+    if not sizes or sizes[0] < 1:
+        raise UsageError("subset sizes must be >= 1")
+    too_big = [s for s in sizes if subsets * s > n_units]
+    if too_big:
+        raise UsageError(
+            f"subset size {too_big[0]} is impossible: {subsets} disjoint subsets need "
+            f"{subsets * too_big[0]} units but the matrix has {n_units} "
+            f"(largest possible size: {n_units // subsets})")
+    return sizes
+
+
+def draw_subsets(n_units: int, size: int, n_subsets: int, trials: np.ndarray, seed: int,
+                 measure: str, n_pairs: int | None = None) -> np.ndarray:
+    """Disjoint subsets for each trial: (T, n_subsets, size), or with ``n_pairs``
+    (T, n_pairs, n_subsets, size).  Trial ``t``'s draw depends only on
+    (seed, measure, size, t)."""
+    k = n_subsets * size
+    if n_pairs is None:
+        out = np.empty((len(trials), k), dtype=np.int64)
+        for row, t in enumerate(trials):  # RNG set-up per trial (seeding), not the kernel
+            out[row] = trial_rng(seed, measure, size, int(t)).permutation(n_units)[:k]
+        return out.reshape(len(trials), n_subsets, size)
+    out = np.empty((len(trials), n_pairs, k), dtype=np.int64)
+    for row, t in enumerate(trials):
+        keys = trial_rng(seed, measure, size, int(t)).random((n_pairs, n_units))
+        if k < n_units:
+            part = np.argpartition(keys, k - 1, axis=1)[:, :k]
+            order = np.argsort(np.take_along_axis(keys, part, axis=1), axis=1)
+            out[row] = np.take_along_axis(part, order, axis=1)
+        else:
+            out[row] = np.argsort(keys, axis=1)
+    return out.reshape(len(trials), n_pairs, n_subsets, size)
+
+
+def bin_index(absdiff: np.ndarray, bin_width: float, bins: int) -> np.ndarray:
+    """Bin of an absolute difference: ``min(floor(|d|/width + eps), bins-1)``."""
+    return np.minimum(np.floor(absdiff / bin_width + _EPS), bins - 1).astype(np.int64)
+
+
+def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: int = 0,
+                measure: str | None = None, bin_width: float = 0.01, bins: int = 21,
+                pairing: str = "shared", shard: int = 0, n_shards: int = 1,
+                shard_mode: str = "contiguous") -> pl.DataFrame:
+    """Swap counts per (size, bin) for the trials of one shard.
+
+    Returns a frame (size, bin, swaps, comparisons), all Int64, one row per
+    size and bin (zeros included), sorted by size then bin.  Merge shards by
+    summing (:func:`merge_swap`).
+    """
+    if pairing not in PAIRINGS:
+        raise UsageError(f"pairing {pairing!r}: use one of {', '.join(PAIRINGS)}")
+    if bin_width <= 0 or bins < 1:
+        raise UsageError("bin width must be > 0 and bins >= 1")
+    if matrix.n_runs < 2:
+        raise UsageError("the swap method needs at least two runs")
+    name = matrix.measure if measure is None else measure
+    sizes = check_sizes(sizes, matrix.n_units)
+    tr = shard_trials(trials, shard, n_shards, shard_mode)
+    ii, jj = pair_index(matrix.n_runs)
+    n_pairs = len(ii)
+    swaps = np.zeros(len(sizes) * bins, np.int64)
+    comps = np.zeros(len(sizes) * bins, np.int64)
+
+    def count(d: np.ndarray, first: int) -> None:
+        """Add the counts of differences ``d`` (k sizes, T, 2, P) starting at size ``first``."""
+        d = np.where(np.abs(d) < TIE_TOLERANCE, 0.0, d)  # float noise is a tie, not a sign
+        d1, d2 = d[:, :, 0], d[:, :, 1]
+        b = bin_index(np.abs(d1), bin_width, bins)
+        b += (first + np.arange(d.shape[0]))[:, None, None] * bins
+        n = len(sizes) * bins
+        comps[:] += np.bincount(b.ravel(), minlength=n)
+        swaps[:] += np.bincount(b.ravel(), weights=(d1 * d2 < 0).ravel(), minlength=n).astype(np.int64)
+
+    if len(tr):
+        if pairing == "shared":
+            # scores of every size first (T, 2, R) per size, then one pass of pair
+            # differences / binning / counting over blocks of sizes
+            sc = np.empty((len(sizes), len(tr), 2, matrix.n_runs))
+            for s_i, c in enumerate(sizes):  # loop over sizes only
+                idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name)
+                sc[s_i] = matrix.subset_scores(idx.reshape(-1, c)).reshape(len(tr), 2, -1)
+            step = max(1, 4_000_000 // (len(tr) * 2 * n_pairs))
+            for first in range(0, len(sizes), step):
+                blk = sc[first:first + step]
+                count(blk[..., ii] - blk[..., jj], first)
+        else:
+            for s_i, c in enumerate(sizes):
+                idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name, n_pairs)  # (T, P, 2, c)
+                flat = np.swapaxes(idx, 1, 2).reshape(-1, n_pairs, c)  # (T*2, P, c)
+                d = matrix.pair_subset_scores(flat, ii) - matrix.pair_subset_scores(flat, jj)
+                count(d.reshape(1, len(tr), 2, n_pairs), s_i)
+    return pl.DataFrame({
+        "size": np.repeat(np.asarray(sizes, np.int64), bins),
+        "bin": np.tile(np.arange(bins, dtype=np.int64), len(sizes)),
+        "swaps": swaps, "comparisons": comps,
+    }, schema=SWAP_SCHEMA)
+
+
+def merge_swap(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
+    """Sum swap counts of shards; rows sorted by (size, bin)."""
+    frames = list(frames)
+    if not frames:
+        raise UsageError("nothing to merge")
+    df = pl.concat([f.select(list(SWAP_SCHEMA)).cast(SWAP_SCHEMA) for f in frames])
+    return (df.group_by("size", "bin").agg(pl.col("swaps").sum(), pl.col("comparisons").sum())
+            .sort("size", "bin").cast(SWAP_SCHEMA))
+
+
+def error_rates(counts: pl.DataFrame, bin_width: float = 0.01) -> pl.DataFrame:
+    """Add ``lo``, ``hi`` (null for the open last bin) and ``error_rate``
+    (null where there are no comparisons)."""
+    last = counts["bin"].max()
+    return counts.with_columns(
+        (pl.col("bin") * bin_width).alias("lo"),
+        pl.when(pl.col("bin") == last).then(None).otherwise((pl.col("bin") + 1) * bin_width)
+        .cast(pl.Float64).alias("hi"),
+        pl.when(pl.col("comparisons") > 0)
+        .then(pl.col("swaps") / pl.col("comparisons")).otherwise(None).alias("error_rate"),
+    )

@@ -1,0 +1,114 @@
+"""Deterministic campaign simulator writing raw files in the real formats.
+
+The latent model (abilities, difficulties, team correlation, confidence,
+calibration, abstention) is described in :mod:`qacamp.simulate.model`; each
+campaign kind has its own module describing its files and parameters:
+
+=============== ==================================== ==================
+kind            module                               demo folder
+=============== ==================================== ==================
+trec-factoid    :mod:`qacamp.simulate.trec_factoid`  ``trec2002``
+trec-series     :mod:`qacamp.simulate.trec_series`   ``trec2004``
+qa4mre          :mod:`qacamp.simulate.qa4mre`        ``qa4mre2013``
+clef-qa         :mod:`qacamp.simulate.clef`          ``clef2009``
+pan             :mod:`qacamp.simulate.pan`           ``pan``
+=============== ==================================== ==================
+
+The same seed gives byte-identical files (gzip files carry mtime 0 and no
+name).  All texts are made up; no real campaign data is copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from . import clef, pan, qa4mre, trec_factoid, trec_series
+from ._files import write_text
+
+KINDS = {
+    "trec-factoid": (trec_factoid.simulate, trec_factoid.FactoidOptions),
+    "trec-series": (trec_series.simulate, trec_series.SeriesOptions),
+    "qa4mre": (qa4mre.simulate, qa4mre.Qa4mreOptions),
+    "clef-qa": (clef.simulate, clef.ClefOptions),
+    "pan": (pan.simulate, pan.PanOptions),
+}
+DEMO = (("trec2002", "trec-factoid"), ("trec2004", "trec-series"), ("qa4mre2013", "qa4mre"),
+        ("clef2009", "clef-qa"), ("pan", "pan"))
+DEMO_SEED = 20250101
+
+
+def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
+             **options: Any) -> dict[str, int]:
+    """Simulate campaign ``kind`` into ``out``; ``options`` are fields of the
+    kind's options dataclass (None values keep the defaults)."""
+    func, opts_cls = KINDS[kind]
+    opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
+    return func(out, seed=seed, opts=opts, quiet=quiet)
+
+
+def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
+    """Write every demo campaign under ``out`` (layout in ``README.md`` there)."""
+    out = Path(out)
+    counts = {folder: simulate(kind, out / folder, seed, quiet=quiet) for folder, kind in DEMO}
+    write_text(demo_readme(seed, counts), out / "README.md")
+    return counts
+
+
+def demo_readme(seed: int, counts: dict[str, dict[str, int]]) -> str:
+    lines = [
+        "# Demo campaigns (simulated)",
+        "",
+        "Every file in this folder is **simulated**: made-up questions, answers, runs",
+        "and judgments written in the real raw formats (docs/formats.md) by the",
+        "deterministic simulator `qacamp.simulate`. No real campaign data is included.",
+        "",
+        "Generated with:",
+        "",
+        "```",
+        f"qacamp simulate demo --out resources/demo --seed {seed}",
+        "```",
+        "",
+        "The same command and seed give byte-identical files.  The latent model",
+        "(run ability, question difficulty, correlated runs of one team, confidence",
+        "ordering, calibrated abstention) is described in",
+        "`src/qacamp/simulate/model.py`; each campaign's files and parameters in the",
+        "module of its kind.",
+        "",
+        "| folder | kind | counts |",
+        "|---|---|---|",
+    ]
+    for folder, kind in DEMO:
+        c = ", ".join(f"{k} {v}" for k, v in counts[folder].items())
+        lines.append(f"| `{folder}/` | `{kind}` | {c} |")
+    lines += [
+        "",
+        "Layout:",
+        "",
+        "```",
+        "trec2002/questions.txt                     <top> SGML questions (ids 1394..)",
+        "trec2002/judged/<set>/<run>.txt.gz         judged factoid runs; sets adjudicated,",
+        "                                           assessor1, assessor2, assessor3",
+        "trec2004/questions.xml                     series XML",
+        "trec2004/nuggets.txt                       Other nuggets (vital/okay)",
+        "trec2004/list_key.txt                      list answer key",
+        "trec2004/judged/adjudicated/{factoid,list,other,other_nuggets}/<run>.txt.gz",
+        "qa4mre2013/gold.xml                        gold standard",
+        "qa4mre2013/runs/<run>.xml                  run XML",
+        "clef2009/questions.tsv                     questions",
+        "clef2009/runs/<run>.tsv                    judged runs",
+        "pan/truth.jsonl                            truth",
+        "pan/runs/<run>/answers.jsonl               answers",
+        "```",
+        "",
+        "Deliberate edge cases: TREC 2004 series 7 has an Other question without",
+        "nuggets or judgments and one list question has no answer key (both dropped",
+        "and reported by the scorer); a CLEF run omits a few questions; a PAN run omits",
+        "a few ids and another wraps its values in one-element lists.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+__all__ = ["KINDS", "DEMO", "DEMO_SEED", "simulate", "demo"]

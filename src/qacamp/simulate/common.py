@@ -1,0 +1,55 @@
+"""Helpers shared by the campaign writers: run names, output folders, progress."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UsageError
+from ..progress import Progress
+from . import text
+from .model import Runs, rng
+
+
+def run_names(seed: int, kind: str, runs: Runs,
+              fmt: Callable[[str, int], str], max_len: int = 7) -> list[str]:
+    """One name per run: ``fmt(team_name, run_in_team)``; names are unique."""
+    teams = text.team_names(rng(seed, kind, "team-names"), int(runs.team.max()) + 1, max_len)
+    names = [fmt(teams[t], int(i)) for t, i in zip(runs.team, runs.run_in_team, strict=True)]
+    if len(set(names)) != len(names):  # pragma: no cover - names are unique by construction
+        raise AssertionError("duplicate run names")
+    return names
+
+
+def letter(i: int) -> str:
+    return string.ascii_lowercase[i % 26]
+
+
+def check_positive(name: str, value: int, minimum: int = 1) -> int:
+    if value < minimum:
+        raise UsageError(f"--{name} must be at least {minimum} (got {value})")
+    return int(value)
+
+
+def progress(label: str, total: int, quiet: bool) -> Progress:
+    """Progress on stderr (every 2 s) unless ``quiet``."""
+    return Progress(label, total, every=2.0, enabled=not quiet)
+
+
+def clear_stale(folder: Path, keep: set[Path], patterns: tuple[str, ...]) -> None:
+    """Delete files under ``folder`` matching ``patterns`` that this simulation
+    did not write (stale runs of an earlier, larger simulation)."""
+    if not folder.is_dir():
+        return
+    for pat in patterns:
+        for p in sorted(folder.rglob(pat)):
+            if p.is_file() and p not in keep:
+                p.unlink()
+
+
+def stream(seed: int, *parts: str | int) -> np.random.Generator:
+    """Alias of :func:`qacamp.simulate.model.rng`."""
+    return rng(seed, *parts)

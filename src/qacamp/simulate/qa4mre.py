@@ -1,0 +1,178 @@
+"""QA4MRE-2013-like multiple-choice campaign (kind ``qa4mre``).
+
+Writes::
+
+    OUT/gold.xml          <test-set><topic><reading-test><doc/><q><q_str/><answer .../>
+    OUT/runs/<run>.xml    <output run_id><topic><reading-test><question answered><answer/>
+
+Layout: ``topics`` x ``tests`` reading tests, each with ``main`` questions
+(q_id 1..15) plus 0-2 auxiliary questions (q_id 16+).  Every question has five
+options; option 5 is "None of the above" (NCA) and is the gold answer for
+``round(noa_share * n)`` questions (39% by default, as in 2013), the others a
+random option 1-4.
+
+Model (see :mod:`qacamp.simulate.model`): difficulty = reading-test effect
+``N(0, test_sd)`` + question effect.  A run chooses the gold option when its
+evidence is positive; otherwise a wrong option, "None of the above" with
+probability ``nca_bias_r`` when it is among the wrong options (1/4 for most
+runs; 0.6-0.9 for the ~20% of runs that over-choose NCA).  It abstains
+(``answered="NO"``) on the share ``u_r`` of questions with its lowest
+confidence (``u_r = 0`` for 40% of the runs); an abstention carries the option
+it would have chosen as candidate with the run's ``p_candidate_r`` (0, 1, or in
+between).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import text
+from ._files import write_text
+from .common import check_positive, clear_stale, progress, run_names
+from .model import (
+    ModelParams,
+    confidence,
+    draw_difficulty,
+    draw_runs,
+    evidence,
+    lowest_share,
+    rng,
+)
+
+KIND = "qa4mre"
+NCA = "None of the above"
+TOPIC_NAMES = ("Urban Beekeeping", "Tidal Energy", "Folk Music Archives", "Desert Agriculture",
+               "Glacier Monitoring", "Public Libraries", "Rail Freight", "Coral Reefs")
+
+
+@dataclass(frozen=True)
+class Qa4mreOptions:
+    """Campaign size and the NCA share."""
+
+    topics: int = 4
+    tests: int = 4
+    main: int = 15
+    max_aux: int = 1
+    runs: int = 40
+    noa_share: float = 0.39
+    test_sd: float = 0.6
+
+
+@dataclass
+class Gold:
+    """Questions in file order with their gold option (1-5)."""
+
+    topic: np.ndarray
+    test: np.ndarray
+    q_id: np.ndarray
+    correct: np.ndarray
+
+
+def gold(seed: int, opts: Qa4mreOptions) -> tuple[Gold, str]:
+    """Draw the test set; return it and the gold XML."""
+    g = rng(seed, KIND, "gold")
+    topic, test, q_id = [], [], []
+    for t in range(opts.topics):
+        for r in range(opts.tests):
+            n = opts.main + int(g.integers(0, opts.max_aux + 1))
+            topic += [t + 1] * n
+            test += [r + 1] * n
+            q_id += list(range(1, n + 1))
+    n = len(q_id)
+    correct = g.integers(1, 5, n)
+    correct[g.permutation(n)[:round(opts.noa_share * n)]] = 5
+    gd = Gold(np.array(topic), np.array(test), np.array(q_id), correct)
+    gt = rng(seed, KIND, "texts")
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<test-set>\n']
+    i = 0
+    for t in range(opts.topics):
+        name = TOPIC_NAMES[t] if t < len(TOPIC_NAMES) else f"Topic {t + 1}"
+        parts.append(f'\t<topic t_id="{t + 1}" t_name="{name}">\n')
+        for r in range(opts.tests):
+            parts.append(f'\t\t<reading-test r_id="{r + 1}">\n')
+            doc = ". ".join(text.phrase(gt, 8, 16).capitalize() for _ in range(6)) + "."
+            parts.append(f'\t\t\t<doc d_id="{r + 1}">\n{doc}\n\t\t\t</doc>\n')
+            while i < n and gd.topic[i] == t + 1 and gd.test[i] == r + 1:
+                parts.append(f'\t\t\t\t<q  q_id="{gd.q_id[i]}" >\n'
+                             f"\t\t\t\t\t<q_str>{text.mc_question(gt)}</q_str>\n")
+                for a in range(1, 6):
+                    txt = NCA if a == 5 else text.phrase(gt, 1, 4)
+                    mark = ' correct="Yes"' if a == correct[i] else ""
+                    parts.append(f"\t\t\t\t\t<answer a_id='{a}' {mark}>{txt}</answer>\n")
+                parts.append("\t\t\t\t</q>\n")
+                i += 1
+            parts.append("\t\t</reading-test>\n")
+        parts.append("\t</topic>\n")
+    parts.append("</test-set>\n")
+    return gd, "".join(parts)
+
+
+def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = None,
+             params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
+    """Write the campaign to ``out``; return counts."""
+    opts = opts or Qa4mreOptions()
+    params = params or ModelParams(ability_mean=0.0, ability_sd=0.8, difficulty_sd=1.0)
+    check_positive("topics", opts.topics)
+    check_positive("tests", opts.tests)
+    check_positive("main", opts.main)
+    n_runs = check_positive("runs", opts.runs)
+    out = Path(out)
+    gd, xml = gold(seed, opts)
+    write_text(xml, out / "gold.xml")
+    n = len(gd.q_id)
+    test_index = (gd.topic - 1) * opts.tests + gd.test - 1
+    difficulty = draw_difficulty(seed, KIND, n, params) + rng(seed, KIND, "test-effect").normal(
+        0.0, opts.test_sd, opts.topics * opts.tests)[test_index]
+    runs = draw_runs(seed, KIND, n_runs, params)
+    names = run_names(seed, KIND, runs, lambda team, i: f"{team}13{i + 1:02d}enen")
+    written: set[Path] = set()
+    prog = progress(f"simulate {KIND}", n_runs, quiet)
+    for r in range(n_runs):
+        g = rng(seed, KIND, "run", r)
+        z = evidence(seed, KIND, runs, r, difficulty, params)
+        conf = confidence(g, z, float(runs.noise[r]))
+        nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
+        share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
+        u = g.random()
+        p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+        # a wrong choice: NCA with nca_bias when NCA is wrong, else one of the other wrong ones
+        others = (gd.correct[:, None] + np.arange(1, 4)[None, :] - 1) % 4 + 1  # 3 non-gold of 1-4
+        pick = others[np.arange(n), g.integers(0, 3, n)]
+        wrong = np.where((gd.correct != 5) & (g.random(n) < nca_bias), 5, pick)
+        wrong = np.where(gd.correct == 5, g.integers(1, 5, n), wrong)
+        chosen = np.where(z > 0, gd.correct, wrong)
+        unanswered = lowest_share(conf, share)
+        with_cand = g.random(n) < p_cand
+        parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', f'<output run_id="{names[r]}">\n']
+        prev = (0, 0)
+        for i in range(n):
+            t, rt = int(gd.topic[i]), int(gd.test[i])
+            if (t, rt) != prev:
+                if prev[1]:
+                    parts.append("\n</reading-test>\n")
+                if t != prev[0]:
+                    if prev[0]:
+                        parts.append("</topic>\n")
+                    parts.append(f'<topic t_id="{t}">\n')
+                parts.append(f'<reading-test r_id="{rt}">\n')
+                prev = (t, rt)
+            if not unanswered[i]:
+                parts.append(f'<question q_id="{gd.q_id[i]}" answered="YES">'
+                             f'<answer a_id="{chosen[i]}"/></question>')
+            elif with_cand[i]:
+                parts.append(f'<question q_id="{gd.q_id[i]}" answered="NO">'
+                             f'<answer a_id="{chosen[i]}"/></question>')
+            else:
+                parts.append(f'<question q_id="{gd.q_id[i]}" answered="NO"/>')
+        parts.append("\n</reading-test>\n</topic>\n</output>\n")
+        path = out / "runs" / f"{names[r]}.xml"
+        write_text("".join(parts), path)
+        written.add(path)
+        prog.update(r + 1)
+    clear_stale(out / "runs", written, ("*.xml",))
+    return {"topics": opts.topics, "tests": opts.topics * opts.tests, "questions": n,
+            "main": int((gd.q_id <= opts.main).sum()), "nca": int((gd.correct == 5).sum()),
+            "runs": n_runs}

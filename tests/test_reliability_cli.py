@@ -1,0 +1,62 @@
+"""`qacamp reliability` command line: swap/merge/fit/stability/bootstrap/kendall."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from qacamp.cli import main
+
+WEB = "/work/shared/data/score-matrices/web2004.csv"
+
+
+def test_cli_swap_shards_merge_fit(tmp_path):
+    base = ["reliability", "swap", "--matrix", WEB, "--sizes", "5:30:5", "--trials", "6",
+            "--seed", "7", "--measure", "map"]
+    assert main([*base, "--out", str(tmp_path / "all.parquet")]) == 0
+    shards = []
+    for i in range(3):
+        out = tmp_path / f"s{i}.parquet"
+        assert main([*base, "--shard", f"{i}/3", "--out", str(out)]) == 0
+        shards.append(str(out))
+    assert main(["reliability", "merge", "--kind", "swap", str(tmp_path / "m.parquet"), *shards]) == 0
+    assert (tmp_path / "m.parquet").read_bytes() == (tmp_path / "all.parquet").read_bytes()
+    df = pl.read_parquet(tmp_path / "all.parquet")
+    assert df.columns == ["size", "bin", "swaps", "comparisons"] and df.height == 6 * 21
+    assert main(["reliability", "fit", "--counts", str(tmp_path / "all.parquet"), "--matrix", WEB,
+                 "--min-fit-size", "5", "--out", str(tmp_path / "fits.parquet"),
+                 "--summary", str(tmp_path / "sum.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "sum.parquet")["full_size"].item() == 150
+
+
+def test_cli_stability_bootstrap_kendall_and_errors(tmp_path, capsys):
+    out = tmp_path / "stab.parquet"
+    assert main(["reliability", "stability", "--matrix", WEB, "--size", "25", "--trials", "10",
+                 "--fuzz", "0.01:0.10:0.01", "--out", str(out)]) == 0
+    stab = pl.read_parquet(out)
+    assert {"fuzziness", "error_rate", "prop_ties"} <= set(stab.columns) and stab.height == 10
+    assert main(["reliability", "bootstrap", "--matrix", WEB, "--samples", "50",
+                 "--out", str(tmp_path / "bp.parquet"),
+                 "--summary", str(tmp_path / "bs.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "bs.parquet")["n_pairs"].item() == 73 * 72 // 2
+    assert main(["reliability", "kendall", f"a={WEB}", f"b={WEB}",
+                 "--out", str(tmp_path / "k.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "k.parquet")["tau"].item() == 1.0
+    assert main(["reliability", "swap", "--matrix", WEB, "--sizes", "70:80", "--trials", "2",
+                 "--out", str(tmp_path / "x.parquet")]) == 2
+    assert "impossible" in capsys.readouterr().err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n0.1,x\n")
+    assert main(["reliability", "swap", "--matrix", str(bad), "--sizes", "1", "--trials", "1",
+                 "--out", str(tmp_path / "y.parquet")]) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_cli_scores_dir(tmp_path):
+    rows = [{"judgment_set": "gold", "run": f"r{r}", "qid": f"q{q}", "rank": q,
+             "answered": True, "outcome": "R" if (q * (r + 1)) % 3 else "W"}
+            for r in range(4) for q in range(20)]
+    pl.DataFrame(rows).cast({"rank": pl.Int32}).write_parquet(tmp_path / "outcomes.parquet")
+    assert main(["reliability", "swap", "--scores", str(tmp_path), "--measure", "cws",
+                 "--judgment-set", "gold", "--sizes", "2:10:4", "--trials", "3",
+                 "--out", str(tmp_path / "sw.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "sw.parquet")["comparisons"].sum() == 3 * 3 * 6

@@ -1,0 +1,65 @@
+"""Scoring on real public data (../shared/data)."""
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from qacamp.autojudge import compile_pattern, judge_runs, translate
+from qacamp.errors import InputError
+from qacamp.scoring import score_campaign
+from qacamp.tables import SCHEMAS, conform, empty
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+GOLD = DATA / "qa4mre" / "QA4MRE-2013-Alzheimer-subset_GS.xml"
+PATTERNS = DATA / "trec-qa" / "trec13patterns_factoid"
+
+
+@pytest.mark.skipif(not GOLD.exists(), reason="shared data missing")
+def test_always_noa_baseline_equals_noa_share():
+    from qacamp.readers.qa4mre import read_gold
+
+    q, o = read_gold(GOLD)
+    t = {n: empty(n) for n in SCHEMAS}
+    t.update(questions=q, options=o)
+    res = score_campaign("qa4mre", t, {"baseline_seed": 1})
+    main = q.filter(pl.col("auxiliary_of").is_null())
+    share = (o.filter(pl.col("correct") & pl.col("is_noa")).join(main, on="qid", how="semi")
+             .height / main.height)
+    runs = res["runs"].filter((pl.col("scope") == "all") & (pl.col("measure") == "c_at_1"))
+    got = dict(zip(runs["run"].to_list(), runs["value"].to_list(), strict=True))
+    assert got["baseline:always-noa"] == pytest.approx(share)
+    # random choice, expected: mean of 1/k = 0.2 with 5 options everywhere
+    assert got["baseline:random-expected"] == pytest.approx(0.2)
+    assert got["baseline:answer-nothing"] == 0.0
+    again = score_campaign("qa4mre", t, {"baseline_seed": 1})
+    assert res["runs"].equals(again["runs"])  # seeded run is reproducible
+
+
+@pytest.mark.skipif(not PATTERNS.exists(), reason="shared data missing")
+def test_autojudge_real_patterns():
+    from qacamp.readers.answer_keys import read_patterns
+
+    pats = read_patterns(PATTERNS)
+    q = conform("questions", pl.DataFrame({"qid": ["1.4", "1.5", "2.1", "999.1"],
+                                           "qtype": ["FACTOID"] * 4, "position": [1, 2, 3, 4],
+                                           "nil_answer": [None, None, None, True]}))
+    resp = conform("responses", pl.DataFrame({
+        "run": ["r"] * 4, "qid": ["1.4", "1.5", "2.1", "999.1"], "item": [1] * 4,
+        "rank": [1, 2, 3, 4], "answered": [True] * 4, "nil": [False, False, False, True],
+        "answer": ["they wore BLACK", "red", "Limp Bizkit", ""]}))
+    j = judge_runs(q, resp, pats).sort("qid")
+    assert j["judgment_set"].unique().to_list() == ["automatic"]
+    assert j["judgment"].to_list() == ["R", "W", "R", "R"]  # 999.1: NIL on a NIL question
+    t = {n: empty(n) for n in SCHEMAS}
+    t.update(questions=q, responses=resp, patterns=pats)
+    res = score_campaign("trec-factoid", t, {"autojudge": True})
+    acc = res["runs"].filter((pl.col("measure") == "accuracy") & (pl.col("scope") == "all"))
+    assert acc.select("judgment_set", "value").rows() == [("automatic", 0.75)]
+
+
+def test_perl_translation_and_rejection():
+    assert translate(r"\Qa.b\E") == r"a\.b"
+    assert compile_pattern(r"foo\z").search("foo")
+    with pytest.raises(InputError, match="not a usable regular expression"):
+        compile_pattern("(unclosed", "1.1")

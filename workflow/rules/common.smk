@@ -1,0 +1,83 @@
+# Shared setup: config validation (before anything runs) and target lists.
+# Kept cheap: every cluster job parses the Snakefile again.
+import json
+import os
+import shlex
+
+from snakemake.utils import validate
+
+from qacamp.config import raw_files, reliability_plan
+
+
+if not config:
+    # No --configfile: the demo campaigns.  (A `configfile:` directive would be
+    # merged with the user's --configfile and mix the demo into their campaign.)
+    import yaml
+
+    with open(os.path.join(workflow.basedir, "config", "config.yaml")) as fh:
+        config.update(yaml.safe_load(fh))
+
+validate(config, "../schemas/config.schema.yaml")
+
+CAMPAIGNS = sorted(config["campaigns"])
+SHARDS = int(config.get("shards", 4))
+INGEST_TABLES = [
+    "questions",
+    "options",
+    "responses",
+    "judgments",
+    "nuggets",
+    "nugget_matches",
+    "list_key",
+    "patterns",
+    "matrix",
+]
+SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
+
+
+wildcard_constraints:
+    campaign="|".join(CAMPAIGNS),
+    shard=r"\d+",
+    measure=r"[a-z0-9_]+",
+
+
+def campaign_cfg(name):
+    return config["campaigns"][name]
+
+
+def plan(name):
+    return reliability_plan(campaign_cfg(name), config)
+
+
+def campaign_json(wildcards):
+    return shlex.quote(json.dumps(campaign_cfg(wildcards.campaign), sort_keys=True))
+
+
+def global_json(wildcards):
+    settings = {k: config[k] for k in ("reliability", "shards") if k in config}
+    return shlex.quote(json.dumps(settings, sort_keys=True))
+
+
+def reliability_targets(name):
+    p = plan(name)
+    out = []
+    for m in p["measures"]:
+        out += [
+            f"results/{name}/reliability/swap_{m}.parquet",
+            f"results/{name}/reliability/swap_{m}_fits.parquet",
+            f"results/{name}/reliability/swap_{m}_summary.parquet",
+            f"results/{name}/reliability/stability_{m}.parquet",
+            f"results/{name}/reliability/bootstrap_{m}.parquet",
+        ]
+    return out
+
+
+def all_targets():
+    out = []
+    for name in CAMPAIGNS:
+        out += expand("results/{c}/ingest/{t}.parquet", c=name, t=INGEST_TABLES)
+        out += expand("results/{c}/scores/{f}", c=name, f=SCORE_FILES)
+        out.append(f"results/{name}/campaign.duckdb")
+        out.append(f"results/{name}/manifest.json")
+        out += reliability_targets(name)
+    return out

@@ -1,0 +1,148 @@
+# Resampling analyses, split into SHARDS jobs each; merge rules sum the counts.
+# Every trial's subsets come from (seed, measure, size, trial) only, so the
+# merged result is identical for any shard count.
+
+
+def matrix_args(wc):
+    """How a reliability job finds its score matrix."""
+    c = campaign_cfg(wc.campaign)
+    p = plan(wc.campaign)
+    if c["kind"] == "score-matrix":
+        return f"--matrix results/{wc.campaign}/ingest/matrix.parquet --measure {wc.measure}"
+    return (
+        f"--scores results/{wc.campaign}/scores --measure {wc.measure} "
+        f"--unit {p['unit']} --judgment-set {p['judgment_set']}"
+    )
+
+
+def swap_args(wc):
+    s = plan(wc.campaign)["swap"]
+    return (
+        f"--sizes {s['sizes']} --trials {s['trials']} --bin-width {s['bin_width']} "
+        f"--bins {s['bins']} --pairing {s['pairing']}"
+    )
+
+
+SCORES_DONE = "results/{campaign}/scores/runs.parquet"
+
+
+rule swap_shard:
+    """One shard of the swap-method trials: swaps and comparisons per (size, bin)."""
+    input:
+        SCORES_DONE,
+        "results/{campaign}/ingest/matrix.parquet",
+    output:
+        temp("results/{campaign}/reliability/shards/swap_{measure}.{shard}.parquet"),
+    params:
+        matrix=matrix_args,
+        swap=swap_args,
+        seed=lambda wc: plan(wc.campaign)["seed"],
+        shards=SHARDS,
+    log:
+        "results/{campaign}/logs/swap_{measure}.{shard}.log",
+    shell:
+        "qacamp reliability swap {params.matrix} {params.swap} --seed {params.seed} "
+        "--shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+
+
+rule swap_merge:
+    """Sum the shards' swap counts."""
+    input:
+        expand(
+            "results/{{campaign}}/reliability/shards/swap_{{measure}}.{shard}.parquet",
+            shard=range(SHARDS),
+        ),
+    output:
+        "results/{campaign}/reliability/swap_{measure}.parquet",
+    log:
+        "results/{campaign}/logs/swap_{measure}.merge.log",
+    shell:
+        "qacamp reliability merge --kind swap {output} {input} 2> {log}"
+
+
+rule swap_fit:
+    """Per-bin error curves, extrapolation to the full size, required difference."""
+    input:
+        counts="results/{campaign}/reliability/swap_{measure}.parquet",
+    output:
+        fits="results/{campaign}/reliability/swap_{measure}_fits.parquet",
+        summary="results/{campaign}/reliability/swap_{measure}_summary.parquet",
+    params:
+        matrix=matrix_args,
+        s=lambda wc: plan(wc.campaign)["swap"],
+    log:
+        "results/{campaign}/logs/swap_{measure}.fit.log",
+    shell:
+        "qacamp reliability fit {params.matrix} --counts {input.counts} "
+        "--fit {params.s[fit]} --min-fit-size {params.s[min_fit_size]} --level {params.s[level]} "
+        "--bin-width {params.s[bin_width]} --bins {params.s[bins]} "
+        "--out-fits {output.fits} --out-summary {output.summary} 2> {log}"
+
+
+rule stability_shard:
+    """One shard of the stability-vs-ties trials."""
+    input:
+        SCORES_DONE,
+        "results/{campaign}/ingest/matrix.parquet",
+    output:
+        temp("results/{campaign}/reliability/shards/stability_{measure}.{shard}.parquet"),
+    params:
+        matrix=matrix_args,
+        s=lambda wc: plan(wc.campaign)["stability"],
+        seed=lambda wc: plan(wc.campaign)["seed"],
+        shards=SHARDS,
+    log:
+        "results/{campaign}/logs/stability_{measure}.{shard}.log",
+    shell:
+        "qacamp reliability stability {params.matrix} --size {params.s[size]} "
+        "--trials {params.s[trials]} --fuzz {params.s[fuzz]} --seed {params.seed} "
+        "--shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+
+
+rule stability_merge:
+    input:
+        expand(
+            "results/{{campaign}}/reliability/shards/stability_{{measure}}.{shard}.parquet",
+            shard=range(SHARDS),
+        ),
+    output:
+        "results/{campaign}/reliability/stability_{measure}.parquet",
+    log:
+        "results/{campaign}/logs/stability_{measure}.merge.log",
+    shell:
+        "qacamp reliability merge --kind stability {output} {input} 2> {log}"
+
+
+rule bootstrap_shard:
+    """One shard of Sakai's paired bootstrap test over all run pairs."""
+    input:
+        SCORES_DONE,
+        "results/{campaign}/ingest/matrix.parquet",
+    output:
+        temp("results/{campaign}/reliability/shards/bootstrap_{measure}.{shard}.parquet"),
+    params:
+        matrix=matrix_args,
+        s=lambda wc: plan(wc.campaign)["bootstrap"],
+        seed=lambda wc: plan(wc.campaign)["seed"],
+        shards=SHARDS,
+    log:
+        "results/{campaign}/logs/bootstrap_{measure}.{shard}.log",
+    shell:
+        "qacamp reliability bootstrap {params.matrix} --trials {params.s[trials]} "
+        "--seed {params.seed} --shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+
+
+rule bootstrap_merge:
+    input:
+        expand(
+            "results/{{campaign}}/reliability/shards/bootstrap_{{measure}}.{shard}.parquet",
+            shard=range(SHARDS),
+        ),
+    output:
+        "results/{campaign}/reliability/bootstrap_{measure}.parquet",
+    params:
+        alpha=lambda wc: plan(wc.campaign)["bootstrap"]["alpha"],
+    log:
+        "results/{campaign}/logs/bootstrap_{measure}.merge.log",
+    shell:
+        "qacamp reliability merge --kind bootstrap --alpha {params.alpha} {output} {input} 2> {log}"

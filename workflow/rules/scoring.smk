@@ -1,0 +1,15 @@
+rule score:
+    """Score every run with every measure of the campaign's kind, at every scope."""
+    input:
+        tables=expand("results/{{campaign}}/ingest/{t}.parquet", t=INGEST_TABLES),
+        resolved="results/{campaign}/ingest/campaign.json",
+    output:
+        files=expand("results/{{campaign}}/scores/{f}", f=SCORE_FILES),
+        db="results/{campaign}/campaign.duckdb",
+    params:
+        ingest=subpath(input.resolved, parent=True),
+        outdir=subpath(output.files[0], parent=True),
+    log:
+        "results/{campaign}/logs/score.log",
+    shell:
+        "qacamp score --ingest {params.ingest} --out {params.outdir} 2> {log}"
