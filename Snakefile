@@ -10,6 +10,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/reliability.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

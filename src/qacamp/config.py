@@ -51,7 +51,7 @@ KIND_DEFAULTS: dict[str, dict[str, Any]] = {
         "judgment_set_default": "official",
     },
     "pan": {
-        "measures": ["c_at_1"],
+        "measures": ["c_at_1", "accuracy"],
         "unit": "question",
         "swap": {"sizes": "5:50:5", "trials": 20, "min_fit_size": 10},
         "stability": {"size": 50, "trials": 100},
@@ -72,6 +72,18 @@ GLOBAL_DEFAULTS: dict[str, Any] = {
     "stability": {"fuzz": "0.01:0.10:0.01"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
 }
+
+
+#: Measures that are not a mean of per-unit scores (c@1 is recomputed from
+#: counts, CWS depends on each run's confidence order).  Sakai's paired
+#: bootstrap resamples per-unit score differences, so it runs only for the
+#: other (mean-aggregated) measures.
+NON_MEAN_MEASURES = frozenset({"c_at_1", "cws"})
+
+
+def bootstrap_measures(measures: list[str]) -> list[str]:
+    """The measures of ``measures`` the paired bootstrap test applies to."""
+    return [m for m in measures if m not in NON_MEAN_MEASURES]
 
 
 def _merge(base: dict, over: dict | None) -> dict:

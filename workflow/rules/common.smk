@@ -6,7 +6,7 @@ import shlex
 
 from snakemake.utils import validate
 
-from qacamp.config import raw_files, reliability_plan
+from qacamp.config import bootstrap_measures, raw_files, reliability_plan
 
 
 if not config:
@@ -35,10 +35,13 @@ INGEST_TABLES = [
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
 
+MEASURES = sorted({m for c in CAMPAIGNS for m in reliability_plan(config["campaigns"][c], config)["measures"]})
+
+
 wildcard_constraints:
     campaign="|".join(CAMPAIGNS),
     shard=r"\d+",
-    measure=r"[a-z0-9_]+",
+    measure="|".join(MEASURES),
 
 
 def campaign_cfg(name):
@@ -67,8 +70,23 @@ def reliability_targets(name):
             f"results/{name}/reliability/swap_{m}_fits.parquet",
             f"results/{name}/reliability/swap_{m}_summary.parquet",
             f"results/{name}/reliability/stability_{m}.parquet",
-            f"results/{name}/reliability/bootstrap_{m}.parquet",
         ]
+    for m in bootstrap_measures(p["measures"]):
+        out += [
+            f"results/{name}/reliability/bootstrap_{m}.parquet",
+            f"results/{name}/reliability/bootstrap_{m}_summary.parquet",
+        ]
+    return out
+
+
+EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]
+EDITION_CAMPAIGNS = [c for c in CAMPAIGNS if "edition" in config["campaigns"][c]]
+
+
+def extras_targets(name):
+    """Rank correlation, assessor agreement, distributions, equivalence groups."""
+    out = [f"results/{name}/reliability/{e}.parquet" for e in EXTRAS]
+    out += [f"results/{name}/reliability/equivalence_{m}.parquet" for m in plan(name)["measures"]]
     return out
 
 
@@ -80,4 +98,8 @@ def all_targets():
         out.append(f"results/{name}/campaign.duckdb")
         out.append(f"results/{name}/manifest.json")
         out += reliability_targets(name)
+        out += extras_targets(name)
+        out += [f"results/{name}/tables", f"results/{name}/figures"]
+    if len(EDITION_CAMPAIGNS) >= 2:
+        out.append("results/overview")
     return out

@@ -7,7 +7,7 @@ rule ingest:
         resolved="results/{campaign}/ingest/campaign.json",
     params:
         campaign=campaign_json,
-        outdir=subpath(output.resolved, parent=True),
+        outdir="results/{campaign}/ingest",
     log:
         "results/{campaign}/logs/ingest.log",
     shell:

@@ -74,9 +74,8 @@ rule swap_fit:
         "results/{campaign}/logs/swap_{measure}.fit.log",
     shell:
         "qacamp reliability fit {params.matrix} --counts {input.counts} "
-        "--fit {params.s[fit]} --min-fit-size {params.s[min_fit_size]} --level {params.s[level]} "
-        "--bin-width {params.s[bin_width]} --bins {params.s[bins]} "
-        "--out-fits {output.fits} --out-summary {output.summary} 2> {log}"
+        "--model {params.s[fit]} --min-fit-size {params.s[min_fit_size]} --level {params.s[level]} "
+        "--bin-width {params.s[bin_width]} --out {output.fits} --summary {output.summary} 2> {log}"
 
 
 rule stability_shard:
@@ -96,7 +95,7 @@ rule stability_shard:
     shell:
         "qacamp reliability stability {params.matrix} --size {params.s[size]} "
         "--trials {params.s[trials]} --fuzz {params.s[fuzz]} --seed {params.seed} "
-        "--shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+        "--shard {wildcards.shard}/{params.shards} --counts --out {output} 2> {log}"
 
 
 rule stability_merge:
@@ -128,8 +127,9 @@ rule bootstrap_shard:
     log:
         "results/{campaign}/logs/bootstrap_{measure}.{shard}.log",
     shell:
-        "qacamp reliability bootstrap {params.matrix} --trials {params.s[trials]} "
-        "--seed {params.seed} --shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+        "qacamp reliability bootstrap {params.matrix} --samples {params.s[trials]} "
+        "--alpha {params.s[alpha]} --seed {params.seed} --shard {wildcards.shard}/{params.shards} "
+        "--counts --out {output} 2> {log}"
 
 
 rule bootstrap_merge:
@@ -139,10 +139,10 @@ rule bootstrap_merge:
             shard=range(SHARDS),
         ),
     output:
-        "results/{campaign}/reliability/bootstrap_{measure}.parquet",
-    params:
-        alpha=lambda wc: plan(wc.campaign)["bootstrap"]["alpha"],
+        pairs="results/{campaign}/reliability/bootstrap_{measure}.parquet",
+        summary="results/{campaign}/reliability/bootstrap_{measure}_summary.parquet",
     log:
         "results/{campaign}/logs/bootstrap_{measure}.merge.log",
     shell:
-        "qacamp reliability merge --kind bootstrap --alpha {params.alpha} {output} {input} 2> {log}"
+        "qacamp reliability merge --kind bootstrap --summary {output.summary} {output.pairs} "
+        "{input} 2> {log}"

@@ -7,8 +7,8 @@ rule score:
         files=expand("results/{{campaign}}/scores/{f}", f=SCORE_FILES),
         db="results/{campaign}/campaign.duckdb",
     params:
-        ingest=subpath(input.resolved, parent=True),
-        outdir=subpath(output.files[0], parent=True),
+        ingest="results/{campaign}/ingest",
+        outdir="results/{campaign}/scores",
     log:
         "results/{campaign}/logs/score.log",
     shell:

@@ -1,7 +1,9 @@
 """`qacamp reliability`: resampling analyses of score matrices (METHODS.md section 3).
 
 Subcommands: ``swap``, ``fit``, ``stability``, ``bootstrap``, ``merge``,
-``kendall``.  Input is either ``--matrix FILE`` (wide CSV/Parquet, header of
+``kendall``, ``extras`` (campaign-level Kendall tau, ranking swaps, assessor
+agreement, median-zero shares, series box plots, equivalence groups; see
+:mod:`qacamp.reliability.extras`).  Input is either ``--matrix FILE`` (wide CSV/Parquet, header of
 run names) or ``--scores DIR --measure NAME --unit question|series|test|topic
 [--judgment-set S]`` (the pipeline's scores/*.parquet).  Sharded runs
 (``--shard I/N``, 0-based) write mergeable counts; ``merge`` sums them.
@@ -10,6 +12,7 @@ run names) or ``--scores DIR --measure NAME --unit question|series|test|topic
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import polars as pl
@@ -17,8 +20,8 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..io import write_parquet
 from ..reliability import bootstrap as bs
-from ..reliability import fits, ranking, swap
-from ..reliability.matrix import from_scores_dir, read_matrix_file
+from ..reliability import extras, fits, ranking, swap
+from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
 from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
 from ..reliability.stability import (
@@ -172,6 +175,58 @@ def _run_kendall(args) -> int:
     return 0
 
 
+def _summary_measure(path: Path, frame: pl.DataFrame) -> str:
+    if "measure" in frame.columns and frame.height and frame["measure"][0]:
+        return normalise_measure(frame["measure"][0])
+    stem = path.name.removesuffix(".parquet")
+    if stem.startswith("swap_") and stem.endswith("_summary"):
+        return normalise_measure(stem[len("swap_"):-len("_summary")])
+    raise InputError(path, None, "cannot tell the measure of this swap summary",
+                     "name it swap_<measure>_summary.parquet or keep its 'measure' column")
+
+
+def _run_extras(args) -> int:
+    ingest, scores, out = Path(args.ingest), Path(args.scores), Path(args.out)
+    cfg_path = ingest / "campaign.json"
+    if not cfg_path.exists():
+        raise InputError(cfg_path, None, "file not found", "run `qacamp ingest` first")
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    kind, primary = cfg.get("kind", ""), cfg.get("primary")
+    if not primary:
+        raise InputError(cfg_path, None, "no primary judgment set", "re-run `qacamp ingest`")
+    order = cfg.get("judgment_sets") or []
+    measures = list(dict.fromkeys(normalise_measure(m) for m in args.measure))
+    runs, units = (_read_all([scores / f"{t}.parquet"])[0] for t in ("runs", "units"))
+    questions, judgments = (_read_all([ingest / f"{t}.parquet"])[0]
+                            for t in ("questions", "judgments"))
+    summaries: dict[str, float | None] = {}
+    for p in map(Path, args.summary):
+        frame = _read_all([p])[0]
+        if "required_difference" not in frame.columns or frame.height != 1:
+            raise InputError(p, None, "not a one-row swap summary with required_difference",
+                             "pass the --summary file of `reliability fit`")
+        summaries[_summary_measure(p, frame)] = frame["required_difference"][0]
+    stray = sorted(set(summaries) - set(measures))
+    if stray:
+        raise UsageError(f"--summary for measure(s) {', '.join(stray)} not given as --measure")
+    # compute everything before writing, so a failure leaves no partial set of outputs
+    results = {
+        "kendall": extras.kendall_frame(runs, measures, primary, kind, order),
+        "ranking_swaps": extras.swaps_frame(runs, measures, primary,
+                                            parse_grid(args.thresholds), order),
+        "agreement": extras.agreement_frame(judgments, primary),
+        "distributions": extras.distributions_frame(units, questions, primary),
+        "boxplot": extras.boxplot_frame(runs, primary),
+    }
+    for m in measures:
+        if m in summaries:
+            results[f"equivalence_{m}"] = extras.equivalence_frame(runs, m, primary, summaries[m])
+    for name, frame in results.items():
+        write_parquet(frame, out / f"{name}.parquet")
+    print(results["kendall"])
+    return 0
+
+
 def register(sub) -> None:
     p = sub.add_parser("reliability", help="swap method, fits, stability, bootstrap, Kendall tau",
                        description=__doc__.splitlines()[0])
@@ -240,3 +295,21 @@ def register(sub) -> None:
     s.add_argument("--thresholds", default="0.05,0.07")
     s.add_argument("--out", required=True)
     s.set_defaults(func=_run_kendall)
+
+    s = rs.add_parser("extras", help="Kendall tau, ranking swaps, agreement, distributions, "
+                      "equivalence of one campaign",
+                      description="Writes kendall, ranking_swaps, agreement, distributions, "
+                      "boxplot and equivalence_<measure> Parquet files into --out "
+                      "(see qacamp.reliability.extras).")
+    s.add_argument("--ingest", required=True, help="the campaign's ingest/ folder")
+    s.add_argument("--scores", required=True, help="the campaign's scores/ folder")
+    s.add_argument("--measure", required=True, action="append",
+                   help="run-level measure (repeatable), e.g. --measure cws --measure accuracy")
+    s.add_argument("--summary", action="append", default=[],
+                   help="swap fit summary (repeatable; matched to a measure by its 'measure' "
+                   "column or a swap_<measure>_summary.parquet name): writes equivalence_<measure>; "
+                   "measures without a summary get no equivalence file")
+    s.add_argument("--thresholds", default="0,0.01,0.02,0.05,0.07",
+                   help="score differences (primary ranking) for the swap counts")
+    s.add_argument("--out", required=True, help="output folder")
+    s.set_defaults(func=_run_extras)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..config import KIND_DEFAULTS, reliability_plan
+from ..config import KIND_DEFAULTS, bootstrap_measures, reliability_plan
 from ..errors import InputError, UsageError
 from ..io import write_text
 
@@ -94,8 +94,8 @@ def expected_files(kind: str, measures: list[str], reliability: bool = True) -> 
     if reliability:
         for m in measures:
             out += [f"reliability/swap_{m}.parquet", f"reliability/swap_{m}_fits.parquet",
-                    f"reliability/swap_{m}_summary.parquet", f"reliability/stability_{m}.parquet",
-                    f"reliability/bootstrap_{m}.parquet"]
+                    f"reliability/swap_{m}_summary.parquet", f"reliability/stability_{m}.parquet"]
+        out += [f"reliability/bootstrap_{m}.parquet" for m in bootstrap_measures(measures)]
     return out
 
 
@@ -176,7 +176,8 @@ def build_tables(c: Campaign) -> list:
     if c.measures:
         out.append(T.swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
                                         what=c.rel_path("swap_<measure>_summary.parquet")))
-        out.append(T.bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet") for m in c.measures},
+        out.append(T.bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet")
+                                      for m in bootstrap_measures(c.measures)},
                                      what=c.rel_path("bootstrap_<measure>.parquet")))
     if c.reliability:
         kendall = c.dir / "reliability" / KENDALL_FILE

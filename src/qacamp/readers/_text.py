@@ -55,13 +55,13 @@ def read_bytes(path: str | Path) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise _too_big(path)
     if not data.strip():
-        raise InputError(path, None, "the file is empty",
+        raise InputError(path, "byte 0", "the file is empty (or holds only white space)",
                          "give the file its content, or remove it from the config")
     return data
 
 
 def _too_big(path: Path) -> InputError:
-    return InputError(path, None, f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
+    return InputError(path, f"byte {MAX_FILE_BYTES}", f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
                       "split the file (e.g. one file per run)")
 
 
@@ -184,9 +184,19 @@ def check_unique(path: str | Path, df: pl.DataFrame, keys: list[str], what: str,
         raise InputError(path, f"line {dup}", f"duplicate {what} ({val})", fix)
 
 
+def end_of_file(path: str | Path) -> str:
+    """The place "line N (end of file)" of ``path`` (for errors about the whole file)."""
+    try:
+        data = read_bytes(path)
+    except InputError:
+        return "byte 0"
+    n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    return f"line {n} (end of file)"
+
+
 def no_data(path: str | Path, fmt: str) -> InputError:
     """The error for a file without any data line."""
-    return InputError(path, None, "the file has no data lines",
+    return InputError(path, end_of_file(path), "the file has no data lines",
                       f"give the file its content in the format `{fmt}`")
 
 
@@ -226,10 +236,36 @@ def parse_xml(path: str | Path) -> Element:
                          f"the XML declares entities or references external content ({exc})",
                          "remove <!ENTITY> declarations and external references "
                          "(qacamp never expands or fetches them)") from exc
+    except (ValueError, LookupError) as exc:
+        # pyexpat: an encoding declaration naming an unknown or multi-byte
+        # encoding it cannot decode (e.g. shift_jis, utf-7, utf-32)
+        line = parser.parser.CurrentLineNumber
+        raise InputError(path, f"line {line}", f"unsupported XML encoding ({exc})",
+                         "save the file as UTF-8 (or ISO-8859-1) and declare that encoding"
+                         ) from exc
     except ParseError as exc:
         line, col = exc.position
         raise InputError(path, f"line {line}, column {col}", f"malformed XML ({exc})",
                          "fix the XML (check encoding declaration, tags and escaping)") from exc
+
+
+def all_text(elem: Element) -> str:
+    """The text of ``elem`` and its descendants in document order, like
+    ``"".join(elem.itertext())`` but without recursion (deeply nested
+    markup would otherwise raise RecursionError)."""
+    out: list[str] = []
+    stack: list[tuple[Element, bool]] = [(elem, False)]
+    while stack:
+        node, tail = stack.pop()
+        if tail:
+            out.append(node.tail or "")
+            continue
+        if isinstance(node.tag, str):
+            out.append(node.text or "")
+        for child in reversed(node):
+            stack.append((child, True))
+            stack.append((child, False))
+    return "".join(out)
 
 
 def describe(elem: Element, *keys: str) -> str:

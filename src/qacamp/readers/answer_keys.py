@@ -31,14 +31,14 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import data_lines, iter_lines
+from ._text import data_lines, end_of_file, iter_lines
 
 _QID_HEADER = re.compile(r"^Qid\s+(\S+?):")
 _DOCID = re.compile(r"^[A-Z][A-Z_]*\d{8}\.\d{4}$")
 
 
 def _nonempty(path, fmt: str) -> InputError:
-    return InputError(path, None, "the file has no data lines",
+    return InputError(path, end_of_file(path), "the file has no data lines",
                       f"give the file its content in the format `{fmt}`")
 
 
@@ -167,10 +167,6 @@ def read_patterns(path: str | Path) -> pl.DataFrame:
         if not qid or not pattern:
             raise InputError(path, f"line {no}", "a line without a qid and a pattern",
                              f"write the line as `{fmt}`")
-        try:
-            re.compile(pattern)
-        except re.error:
-            pass  # Perl syntax Python does not know; kept verbatim for the matcher
         for docid in docids or [None]:
             rows.append({"qid": qid, "pattern": pattern, "docid": docid})
     if not rows:

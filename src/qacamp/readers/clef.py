@@ -22,7 +22,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import data_lines
+from ._text import data_lines, end_of_file
 
 JUDGMENT_SET = "official"
 RUN_HEADER = ["run", "qid", "answered", "judgment", "answer"]
@@ -30,7 +30,7 @@ RUN_HEADER = ["run", "qid", "answered", "judgment", "answer"]
 
 def _header(path, lines: list[tuple[int, str]], fmt: str) -> list[str]:
     if not lines:
-        raise InputError(path, None, "the file has no data lines", f"write a header `{fmt}` and data lines")
+        raise InputError(path, end_of_file(path), "the file has no data lines", f"write a header `{fmt}` and data lines")
     return [c.strip() for c in lines[0][1].split("\t")]
 
 
@@ -60,7 +60,7 @@ def read_questions(path: str | Path) -> pl.DataFrame:
         seen[row["qid"]] = no
         rows.append({**row, "qtype": "QA", "position": len(rows) + 1})
     if not rows:
-        raise InputError(path, None, "the file has a header but no questions",
+        raise InputError(path, end_of_file(path), "the file has a header but no questions",
                          "add one line per question")
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
     return tables.conform("questions", df, str(path))
@@ -124,7 +124,7 @@ def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         jrows.append({"judgment_set": JUDGMENT_SET, "run": r, "qid": qid, "item": 1,
                       "judgment": judgment})
     if not rrows:
-        raise InputError(path, None, "the run has a header but no lines",
+        raise InputError(path, end_of_file(path), "the run has a header but no lines",
                          "add one line per answered or unanswered question")
     schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String, "candidate": pl.String}
     return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),

@@ -21,7 +21,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import data_lines
+from ._text import data_lines, end_of_file
 
 JUDGMENT_SET = "gold"
 
@@ -34,13 +34,18 @@ def _records(path: str | Path, fields: tuple[str, ...]):
         except json.JSONDecodeError as exc:
             raise InputError(path, f"line {no}", f"not valid JSON ({exc.msg})",
                              "write one JSON object per line") from exc
+        except (ValueError, RecursionError) as exc:
+            # e.g. an integer of more than 4300 digits, or nesting too deep
+            raise InputError(path, f"line {no}", f"unreadable JSON ({exc})",
+                             "write one flat JSON object per line") from exc
         if not isinstance(rec, dict) or any(f not in rec for f in fields):
             raise InputError(path, f"line {no}", f"a line without the fields {list(fields)}",
                              "write objects like " + ", ".join(f'"{f}": ...' for f in fields))
         n += 1
         yield no, rec
     if n == 0:
-        raise InputError(path, None, "the file has no data lines", "write one JSON object per line")
+        raise InputError(path, end_of_file(path), "the file has no data lines",
+                         "write one JSON object per line")
 
 
 def _qid(path, no: int, rec: dict) -> str:

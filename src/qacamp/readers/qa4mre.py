@@ -35,7 +35,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import describe, norm_space, parse_xml
+from ._text import all_text, describe, norm_space, parse_xml
 
 JUDGMENT_SET = "gold"
 NOA_TEXT = "none of the above"
@@ -97,7 +97,7 @@ def read_gold(path: str | Path, main_questions: int = 15,
                 aux = (q.get("aux_of") or q.get("main_q_id") or "").strip()
                 auxiliary_of = f"{test}.{aux}" if aux and q_num > main_questions else None
                 q_str = q.find("q_str")
-                text = norm_space("".join(q_str.itertext())) if q_str is not None else ""
+                text = norm_space(all_text(q_str)) if q_str is not None else ""
                 qrows.append({"qid": qid, "qtype": "MC", "topic": t_id, "test": test,
                               "language": language, "auxiliary_of": auxiliary_of,
                               "position": len(qrows) + 1, "text": text})
@@ -116,7 +116,7 @@ def read_gold(path: str | Path, main_questions: int = 15,
                     seen_a.add(a_id)
                     correct = (ans.get("correct") or "").strip().lower() in ("yes", "true", "1")
                     n_correct += correct
-                    atext = norm_space("".join(ans.itertext()))
+                    atext = norm_space(all_text(ans))
                     orows.append({"qid": qid, "option": a_id, "text": atext,
                                   "correct": correct,
                                   "is_noa": is_noa_text(atext)})

@@ -28,7 +28,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError, UsageError
-from ._text import describe, norm_space, parse_xml, read_text
+from ._text import describe, end_of_file, norm_space, parse_xml, read_lines
 
 QTYPES = ("FACTOID", "LIST", "OTHER")
 
@@ -42,7 +42,7 @@ def read_top_questions(path: str | Path, qtype: str = "FACTOID",
     """Read a ``<top>`` question file (TREC 2002-2003) into ``questions``."""
     if qtype not in QTYPES:
         raise UsageError(f"qtype must be one of {QTYPES}, not {qtype!r}")
-    text = read_text(path, encoding)
+    text = "\n".join(read_lines(path, encoding))  # decoded, line lengths checked
     rows = []
     seen: dict[str, int] = {}
     end = 0
@@ -72,7 +72,7 @@ def read_top_questions(path: str | Path, qtype: str = "FACTOID",
     if text[end:].strip():
         raise _bad(path, text, end, "text outside <top> ... </top> (or an unclosed <top>)")
     if not rows:
-        raise InputError(path, None, "no <top> blocks found",
+        raise InputError(path, end_of_file(path), "no <top> blocks found",
                          "check that this is a TREC <top> question file")
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
     return tables.conform("questions", df, str(path))

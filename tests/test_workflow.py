@@ -1,0 +1,115 @@
+"""The workflow as an organizer runs it: their own campaign with --configfile,
+config validation before anything runs, bad input leaving nothing partial,
+and the command line giving the workflow's numbers."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from workflow_util import qacamp, small_clef_campaign, snakemake
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def own_campaign(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("own")
+    cfg = small_clef_campaign(tmp)
+    res = snakemake(tmp, configfile=cfg)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return tmp
+
+
+def test_own_campaign_writes_every_stage(own_campaign):
+    out = own_campaign / "results" / "mine"
+    for rel in ["ingest/responses.parquet", "ingest/campaign.json", "scores/runs.parquet",
+                "scores/units.parquet", "scores/runs.csv", "campaign.duckdb", "manifest.json",
+                "reliability/swap_c_at_1.parquet", "reliability/swap_c_at_1_summary.parquet",
+                "reliability/stability_accuracy.parquet", "reliability/bootstrap_accuracy.parquet",
+                "reliability/kendall.parquet", "tables/runs.tex", "tables/runs.md",
+                "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg"]:
+        assert (out / rel).is_file(), rel
+    # no demo campaign leaked into the organizer's run
+    assert sorted(p.name for p in (own_campaign / "results").iterdir()
+                  if p.is_dir()) == ["mine"]
+    runs = pl.read_parquet(out / "scores" / "runs.parquet")
+    assert runs.filter(pl.col("run").str.starts_with("baseline:").not_())["run"].n_unique() == 6
+    swap = pl.read_parquet(out / "reliability" / "swap_c_at_1.parquet")
+    # 4 sizes x 21 bins, every trial compares all 15 pairs of 6 runs
+    assert swap.group_by("size").agg(pl.col("comparisons").sum())["comparisons"].to_list() \
+        == [4 * 15] * 4
+
+
+def test_eval_cli_gives_the_workflow_numbers(own_campaign):
+    data = own_campaign / "data"
+    runs = sorted(str(p) for p in (data / "runs").glob("*.tsv"))
+    res = qacamp("eval", "clef-qa", "--questions", str(data / "questions.tsv"), *runs)
+    assert res.returncode == 0, res.stderr
+    cli = pl.read_csv(io.StringIO(res.stdout), separator="\t")
+    assert cli.columns == ["run", "measure", "scope", "unit", "value"]
+    wf = pl.read_parquet(own_campaign / "results/mine/scores/runs.parquet").filter(
+        pl.col("scope") == "all")
+    joined = cli.join(wf, on=["run", "measure", "scope", "unit"], suffix="_wf")
+    assert joined.height >= 6 * 4
+    assert (joined["value"] - joined["value_wf"]).abs().max() < 1e-6
+
+
+def test_rerun_is_a_noop_and_a_changed_judgment_reruns_dependents(own_campaign):
+    res = snakemake(own_campaign, "-n", configfile=own_campaign / "mine.yaml")
+    assert "Nothing to be done" in res.stdout + res.stderr
+    run_file = sorted((own_campaign / "data" / "runs").glob("*.tsv"))[0]
+    lines = run_file.read_text().splitlines()
+    fields = lines[1].split("\t")
+    fields[3] = "W" if fields[3] == "R" else "R"
+    lines[1] = "\t".join(fields)
+    run_file.write_text("\n".join(lines) + "\n")
+    before = (own_campaign / "results/mine/manifest.json").read_text()
+    res = snakemake(own_campaign, configfile=own_campaign / "mine.yaml")
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (own_campaign / "results/mine/manifest.json").read_text() != before
+
+
+def test_config_error_names_the_key(tmp_path):
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(yaml.safe_dump({"campaigns": {"x": {"kind": "clef-qa", "questions": "q.tsv",
+                                                       "runs": "r/*.tsv", "shards_typo": 3}}}))
+    res = snakemake(tmp_path, "-n", configfile=cfg)
+    assert res.returncode != 0
+    assert "shards_typo" in res.stdout + res.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
+    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    bad = sorted((tmp_path / "data" / "runs").glob("*.tsv"))[1]
+    lines = bad.read_text().splitlines()
+    lines[4] = lines[4].replace("\tR\t", "\tMAYBE\t").replace("\tW\t", "\tMAYBE\t")
+    bad.write_text("\n".join(lines) + "\n")
+    res = snakemake(tmp_path, configfile=cfg)
+    assert res.returncode != 0
+    log = (tmp_path / "results/mine/logs/ingest.log").read_text()
+    assert bad.name in log and "line 5" in log, log
+    assert "Traceback" not in log
+    assert not (tmp_path / "results/mine/ingest").exists() or not any(
+        (tmp_path / "results/mine/ingest").iterdir())
+    assert not (tmp_path / "results/mine/scores").exists()
+
+
+def test_gzip_inputs_are_read(tmp_path):
+    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    for p in (tmp_path / "data" / "runs").glob("*.tsv"):
+        with gzip.open(str(p) + ".gz", "wb", mtime=0) as fh:
+            fh.write(p.read_bytes())
+        p.unlink()
+    doc = yaml.safe_load(cfg.read_text())
+    doc["campaigns"]["mine"]["runs"] = "data/runs/*.tsv.gz"
+    cfg.write_text(yaml.safe_dump(doc))
+    res = snakemake(tmp_path, "results/mine/scores/runs.parquet", configfile=cfg)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert Path(tmp_path / "results/mine/scores/runs.parquet").is_file()
