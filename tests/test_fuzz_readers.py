@@ -353,7 +353,9 @@ def _report_counts(request):
         reporter.write_line("")
         for line in lines:
             reporter.write_line(line)
-    request.config.cache.set("qacamp/fuzz_variants", dict(VARIANTS))
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        cache.set("qacamp/fuzz_variants", dict(VARIANTS))
 
 
 # --------------------------------------------------------------------------- one test per format
@@ -519,3 +521,13 @@ def test_limit_file_size_monkeypatched(tmp_path, monkeypatch):
     with pytest.raises(InputError) as ei:
         trec_runs.read_judged_factoid(gz, "s")
     assert "larger than 40 bytes" in ei.value.problem and ei.value.place == "byte 40"
+
+
+def test_limit_xml_depth_monkeypatched(tmp_path, monkeypatch):
+    monkeypatch.setattr(_text, "MAX_XML_DEPTH", 5)
+    p = tmp_path / "gold.xml"
+    p.write_text(GOLD.replace("<b>it</b>", "<b><i>it</i></b>"), encoding="utf-8")
+    with pytest.raises(InputError) as ei:
+        qa4mre.read_gold(p)
+    assert str(p) in str(ei.value) and "nested more than 5 deep" in ei.value.problem
+    assert ei.value.place == "line 6"

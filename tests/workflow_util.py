@@ -21,11 +21,12 @@ def env() -> dict[str, str]:
 
 def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
               timeout: int = 900) -> subprocess.CompletedProcess:
-    cmd = [str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
-           "--cores", "2", "--quiet", "rules"]
+    # targets first: --configfile and --quiet take several values
+    cmd = [str(BIN / "snakemake"), *args, "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
+           "--cores", "2"]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
-    cmd += list(args)
+    cmd += ["--quiet", "rules"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=timeout)
 
 

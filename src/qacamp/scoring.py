@@ -133,11 +133,61 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
 def _finish(parts: dict[str, list[pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     out = {}
     for name, schema in OUT_SCHEMAS.items():
-        frames = [f.select([pl.col(c).cast(d) for c, d in schema.items()])
-                  for f in parts.get(name, []) if f.height]
-        df = pl.concat(frames) if frames else pl.DataFrame(schema=schema)
-        out[name] = fast_sort(df, OUT_SORT[name])
+        frames = [f for f in parts.get(name, []) if f.height]
+        out[name] = _concat_sorted(frames, schema, OUT_SORT[name])
     return out
+
+
+def _concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
+                   keys: list[str]) -> pl.DataFrame:
+    """Concatenate ``frames`` (cast to ``schema``) sorted by the string ``keys``
+    (lexical, nulls last).  Large inputs are sorted on integer codes: Enum key
+    columns are remapped through their categories (no string hashing), String
+    ones cast to an Enum of the union of distinct values; strings are attached
+    only after the sort."""
+    def plain() -> pl.DataFrame:
+        fs = [f.select([pl.col(c).cast(d) for c, d in schema.items()]) for f in frames]
+        return pl.concat(fs) if fs else pl.DataFrame(schema=schema)
+
+    if sum(f.height for f in frames) < 100_000:
+        return plain().sort(keys, nulls_last=True)
+    cats: dict[str, list[str]] = {}
+    for c in keys:
+        vals: set[str] = set()
+        for f in frames:
+            dt = f.schema[c]
+            if isinstance(dt, pl.Enum):
+                vals.update(dt.categories.to_list())
+            else:
+                vals.update(f[c].cast(pl.String).drop_nulls().unique().to_list())
+        cats[c] = sorted(vals)
+    radix = 1
+    for v in cats.values():
+        radix *= len(v) + 1
+    if radix >= 2**63:
+        return fast_sort(plain(), keys)
+    coded = []
+    for f in frames:
+        exprs = []
+        for c in keys:
+            dt = f.schema[c]
+            if isinstance(dt, pl.Enum):
+                index = {v: i for i, v in enumerate(cats[c])}
+                m = np.array([index[v] for v in dt.categories.to_list()], np.uint32)
+                e = pl.lit(pl.Series(m)).gather(pl.col(c).to_physical())
+            else:
+                e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
+            exprs.append(e.cast(pl.UInt32).alias(c))
+        coded.append(f.select(*exprs, *[pl.col(c).cast(d) for c, d in schema.items()
+                                        if c not in keys]))
+    df = pl.concat(coded)
+    key = pl.lit(0, pl.UInt64)
+    for c in keys:
+        n = len(cats[c])
+        key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
+    df = df.sort(key)
+    return df.select([pl.lit(pl.Series(cats[c], dtype=pl.String)).gather(pl.col(c)).alias(c)
+                      if c in keys else pl.col(c) for c in schema])
 
 
 def fast_sort(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -261,14 +311,21 @@ class _Scorer:
     def _unit_rows(self, df: pl.DataFrame, cols: list[str]) -> None:
         if not df.height:
             return
-        long = df.select(JS, "run", pl.col("qid").alias("unit"), *cols).unpivot(
-            index=[JS, "run", "unit"], on=cols, variable_name="measure", value_name="value")
-        self.parts["units"].append(long.filter(pl.col("value").is_not_null()))
+        for c in cols:
+            long = df.select(JS, "run", pl.col("qid").alias("unit"),
+                             pl.lit(c, dtype=pl.Enum([c])).alias("measure"),
+                             pl.col(c).alias("value"))
+            self.parts["units"].append(long.filter(pl.col("value").is_not_null()))
 
     def _add(self, df: pl.DataFrame, scope: str, unit: pl.Expr | str) -> None:
-        unit_expr = pl.lit(unit) if isinstance(unit, str) else unit
-        self.wide.append(df.with_columns(pl.lit(scope).alias("scope"),
-                                         unit_expr.cast(pl.String).alias("unit")))
+        if isinstance(unit, str):
+            unit_expr = pl.lit(unit, dtype=pl.Enum([unit]))
+        elif isinstance(df.schema.get("unit"), pl.Enum):
+            unit_expr = unit
+        else:
+            unit_expr = unit.cast(pl.String)
+        self.wide.append(df.with_columns(pl.lit(scope, dtype=pl.Enum([scope])).alias("scope"),
+                                         unit_expr.alias("unit")))
 
     # ---- question level (factoid, QA, MC, verification)
     def _question_level(self, judged: pl.DataFrame, meta: pl.DataFrame) -> pl.DataFrame | None:
@@ -530,15 +587,16 @@ class _Scorer:
             cols = [c for c in w.columns if c in allowed]
             if not cols:
                 continue
-            long = w.select(JS, "run", "scope", "unit",
-                            *[pl.col(c).cast(pl.Float64) for c in cols]).unpivot(
-                index=[JS, "run", "scope", "unit"], on=cols, variable_name="measure",
-                value_name="value")
-            longs.append(long.filter(pl.col("value").is_not_null() & pl.col("unit").is_not_null()))
+            for c in cols:
+                long = w.select(JS, "run", "scope", "unit",
+                                pl.lit(c, dtype=pl.Enum([c])).alias("measure"),
+                                pl.col(c).cast(pl.Float64).alias("value"))
+                longs.append(long.filter(pl.col("value").is_not_null()
+                                         & pl.col("unit").is_not_null()))
         if longs:
             self.parts["runs"] = longs
-        self.parts["units"] = [u.filter(pl.col("measure").is_in(list(allowed)))
-                               for u in self.parts["units"]]
+        self.parts["units"] = [u for u in self.parts["units"]
+                               if set(u.schema["measure"].categories.to_list()) & allowed]
         return self.parts
 
 

@@ -146,3 +146,30 @@ rule bootstrap_merge:
     shell:
         "qacamp reliability merge --kind bootstrap --summary {output.summary} {output.pairs} "
         "{input} 2> {log}"
+
+
+# One rule per campaign: the equivalence files depend on the campaign's measures.
+for _c in CAMPAIGNS:
+
+    rule:
+        """Kendall tau between rankings, swaps between rankings, assessor agreement,
+        per-unit distributions, box-plot data and equivalence groups."""
+        name:
+            f"extras_{_c}"
+        input:
+            scores=f"results/{_c}/scores/runs.parquet",
+            summaries=[
+                f"results/{_c}/reliability/swap_{m}_summary.parquet" for m in plan(_c)["measures"]
+            ],
+        output:
+            extras_targets(_c),
+        params:
+            campaign=_c,
+            measures=" ".join(f"--measure {m}" for m in plan(_c)["measures"]),
+        log:
+            f"results/{_c}/logs/extras.log",
+        shell:
+            "qacamp reliability extras --ingest results/{params.campaign}/ingest "
+            "--scores results/{params.campaign}/scores {params.measures} "
+            "$(printf -- '--summary %s ' {input.summaries}) "
+            "--out results/{params.campaign}/reliability 2> {log}"

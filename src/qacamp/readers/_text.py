@@ -27,6 +27,9 @@ MAX_FILE_BYTES = 2 * 1024**3
 """Largest raw file accepted (2 GiB, after decompression)."""
 MAX_LINE_BYTES = 1024**2
 """Longest line accepted in a line-oriented file (1 MiB)."""
+MAX_XML_DEPTH = 64
+"""Deepest element nesting accepted in an XML file (the real files nest 6 deep;
+deeper nesting would exhaust the recursion of ElementTree's tree walks)."""
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -205,12 +208,30 @@ def no_data(path: str | Path, fmt: str) -> InputError:
 class _Parser(DefusedXMLParser):
     """defusedxml's parser (entity declarations, external entities refused) that
     also refuses a DOCTYPE naming an external DTD (SYSTEM or PUBLIC id).
-    Internal DTD subsets without entity declarations are accepted."""
+    Internal DTD subsets without entity declarations are accepted.  Elements
+    nested deeper than :data:`MAX_XML_DEPTH` are refused."""
 
     def __init__(self, source: str):
         super().__init__(forbid_dtd=False, forbid_entities=True, forbid_external=True)
         self._source = source
+        self._depth = 0
         self.parser.StartDoctypeDeclHandler = self._refuse_external_dtd
+        start, end = self.parser.StartElementHandler, self.parser.EndElementHandler
+
+        def start_element(*args):
+            self._depth += 1
+            if self._depth > MAX_XML_DEPTH:
+                raise InputError(self._source, f"line {self.parser.CurrentLineNumber}",
+                                 f"elements nested more than {MAX_XML_DEPTH} deep (the limit)",
+                                 "check the file's markup (the formats nest a few levels)")
+            return start(*args)
+
+        def end_element(*args):
+            self._depth -= 1
+            return end(*args)
+
+        self.parser.StartElementHandler = start_element
+        self.parser.EndElementHandler = end_element
 
     def _refuse_external_dtd(self, name, sysid, pubid, has_internal_subset):
         if sysid or pubid:

@@ -20,7 +20,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import read_bytes, read_text
+from ._text import end_of_file, read_bytes, read_lines
 
 
 def _check_runs(path, runs: list[str], place: str) -> None:
@@ -34,9 +34,15 @@ def _check_runs(path, runs: list[str], place: str) -> None:
         seen.add(r)
 
 
-def _from_wide(path, units: list[str], runs: list[str], values: list[list[float]]) -> pl.DataFrame:
-    if len(set(units)) != len(units):
-        raise InputError(path, "column unit", "a unit id appears twice", "give every row its own unit id")
+def _from_wide(path, units: list[str], runs: list[str], values: list[list[float]],
+               places: list[str] | None = None) -> pl.DataFrame:
+    seen: set[str] = set()
+    for i, u in enumerate(units):
+        if u in seen:
+            place = places[i] if places else f"row {i + 1}"
+            raise InputError(path, f"{place}, column unit", f"unit '{u}' appears twice",
+                             "give every row its own unit id")
+        seen.add(u)
     n = len(units)
     df = pl.DataFrame({
         "unit": [u for u in units for _ in runs],
@@ -47,11 +53,19 @@ def _from_wide(path, units: list[str], runs: list[str], values: list[list[float]
 
 
 def _read_csv(path: str | Path) -> pl.DataFrame:
-    text = read_text(path)
-    rows = list(csv.reader(io.StringIO(text)))
-    numbered = [(i, r) for i, r in enumerate(rows, 1) if any(c.strip() for c in r)]
+    text = "\n".join(read_lines(path))  # decoded, line lengths checked
+    reader = csv.reader(io.StringIO(text))
+    numbered: list[tuple[int, list[str]]] = []
+    try:
+        for r in reader:
+            if any(c.strip() for c in r):
+                numbered.append((reader.line_num, r))
+    except csv.Error as exc:  # e.g. a field longer than csv.field_size_limit()
+        raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({exc})",
+                         "write one row per line, fields separated by commas") from exc
     if not numbered:
-        raise InputError(path, None, "the file has no data lines", "write a header and rows")
+        raise InputError(path, end_of_file(path), "the file has no data lines",
+                         "write a header and rows")
     hno, header = numbered[0]
     header = [h.strip() for h in header]
     has_unit = header[0].lower() == "unit"
@@ -59,13 +73,14 @@ def _read_csv(path: str | Path) -> pl.DataFrame:
     if not runs:
         raise InputError(path, f"line {hno}", "no run columns", "give one column per run")
     _check_runs(path, runs, f"line {hno}")
-    units, values = [], []
+    units, values, places = [], [], []
     for no, row in numbered[1:]:
         if len(row) != len(header):
             raise InputError(path, f"line {no}", f"expected {len(header)} fields, got {len(row)}",
                              "give one value per run on every row")
         cells = row[1:] if has_unit else row
         units.append(row[0].strip() if has_unit else str(len(units) + 1))
+        places.append(f"line {no}")
         out = []
         for j, c in enumerate(cells):
             try:
@@ -78,8 +93,9 @@ def _read_csv(path: str | Path) -> pl.DataFrame:
             out.append(v)
         values.append(out)
     if not units:
-        raise InputError(path, None, "the file has a header but no rows", "add one row per unit")
-    return _from_wide(path, units, runs, values)
+        raise InputError(path, end_of_file(path), "the file has a header but no rows",
+                         "add one row per unit")
+    return _from_wide(path, units, runs, values, places)
 
 
 def _read_parquet(path: str | Path) -> pl.DataFrame:

@@ -26,6 +26,11 @@ Output frames (Parquet columns):
 - judgment tuples: tuple, count, share; median zero: qtype, n_units, n_median_zero, share
 - box stats: unit, n, min, q1, median, q3, max, whisker_lo, whisker_hi
 - equivalence: run, score, group
+
+Campaign-level runs of the last five (``qacamp reliability extras``) are in
+:mod:`.extras`: kendall.parquet, ranking_swaps.parquet (ranking_a, ranking_b,
+threshold, swaps, pairs), agreement.parquet, distributions.parquet,
+boxplot.parquet, equivalence_<measure>.parquet.
 """
 
 from .agreement import judgment_tuples

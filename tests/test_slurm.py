@@ -1,0 +1,65 @@
+"""The reliability part of the DAG on a real SLURM cluster.
+
+`.ci/run` installs munge + slurmctld + slurmd, starts a one-node cluster on
+localhost (tests/slurm/start.sh) and sets QACAMP_SLURM=1.  The test runs the
+same reliability targets once locally and once with `--executor slurm`
+(Snakemake's official executor plugin) and checks that the merged results are
+byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from workflow_util import small_clef_campaign, snakemake
+
+pytestmark = [
+    pytest.mark.slurm,
+    pytest.mark.skipif(os.environ.get("QACAMP_SLURM") != "1" or not shutil.which("sbatch"),
+                       reason="needs the SLURM cluster that .ci/run starts (QACAMP_SLURM=1)"),
+]
+
+TARGETS = ["results/mine/reliability/swap_c_at_1_summary.parquet",
+           "results/mine/reliability/stability_c_at_1.parquet"]
+MERGED = ["swap_c_at_1.parquet", "swap_c_at_1_fits.parquet", "swap_c_at_1_summary.parquet",
+          "stability_c_at_1.parquet"]
+
+
+def test_slurm_results_equal_local_bytes(tmp_path):
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    for d in (local, cluster):
+        d.mkdir()
+        # three shards per analysis: the cluster run submits 3 + 3 shard jobs
+        small_clef_campaign(d, shards=3)
+
+    res = snakemake(local, *TARGETS, configfile=local / "mine.yaml")
+    assert res.returncode == 0, res.stderr[-3000:]
+
+    # inputs of the reliability part computed locally, then the resampling on SLURM
+    res = snakemake(cluster, "results/mine/scores/runs.parquet", configfile=cluster / "mine.yaml")
+    assert res.returncode == 0, res.stderr[-3000:]
+    res = snakemake(cluster, *TARGETS, "--executor", "slurm", "--jobs", "8",
+                    "--slurm-status-command", "squeue",
+                    "--slurm-init-seconds-before-status-checks", "1",
+                    "--default-resources", "mem_mb=500", "runtime=10",
+                    "--slurm-no-account", "--latency-wait", "10",
+                    "--slurm-keep-successful-logs",
+                    configfile=cluster / "mine.yaml", timeout=600)
+    out = res.stdout + res.stderr
+    print(out[-6000:])
+    assert res.returncode == 0, out[-6000:]
+    logs = list((cluster / ".snakemake" / "slurm_logs").rglob("*.log"))
+    assert any("swap_shard" in str(p) for p in logs), "no SLURM job logs found"
+    # the jobs really went through the scheduler
+    assert "sbatch" in out.lower() or logs
+    jobs = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout
+    assert jobs.strip() == "", f"jobs left in the queue: {jobs}"
+
+    for name in MERGED:
+        a = (local / "results/mine/reliability" / name).read_bytes()
+        b = (cluster / "results/mine/reliability" / name).read_bytes()
+        assert a == b, f"{name} differs between the local and the SLURM run"
