@@ -337,8 +337,16 @@ class _Scorer:
         qid_list = sorted(set(jq["qid"].to_list()))
         run_list = sorted(set(self.runs) | (set(BASELINES) if self.kind == "qa4mre" else set()))
         qe, re_, je = pl.Enum(qid_list), pl.Enum(run_list), pl.Enum(self.sets)
+        oe = pl.Enum(["R", "W", "UR", "UW", "UE"])
         jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe))
-        grid = jq.join(self.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
+        # small per-question labels as Enums (sorted categories): the big grid then
+        # carries integer codes only, and group-bys run on integers
+        u = pl.when(pl.col("aux")).then(pl.lit("auxiliary")).otherwise(pl.col("qtype"))
+        jq = jq.with_columns(u.alias("_u"))
+        lab = {c: pl.Enum(sorted(jq[c].drop_nulls().unique().to_list()))
+               for c in ("topic", "test", "_u")}
+        jq_lean = jq.with_columns([pl.col(c).cast(e) for c, e in lab.items()])
+        grid = jq_lean.join(self.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
         r = resp.filter(pl.col("qid").is_in(qid_list)).with_columns(
             pl.col("qid").cast(qe), pl.col("run").cast(re_))
         multi = r.height and (r["item"].max() or 1) > 1
@@ -346,7 +354,7 @@ class _Scorer:
         if multi:
             first = r.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
         first = first.select("run", "qid", "item", "rank", "answered", "nil", "candidate")
-        self._enums = {JS: je, "run": re_, "qid": qe}
+        self._enums = {JS: je, "run": re_, "qid": qe, "outcome": oe, **lab}
         jd = (t["judgments"].filter(pl.col("qid").is_in(qid_list)
                                     & pl.col("run").is_in(run_list) & pl.col(JS).is_in(self.sets))
               .select(pl.col(JS).cast(je), pl.col("run").cast(re_), pl.col("qid").cast(qe),
@@ -355,11 +363,13 @@ class _Scorer:
              .join(jd, on=[JS, "run", "qid", "item"], how="left"))
         ans = pl.col("answered")
         judg = pl.col("judgment")
-        outcome = (pl.when(ans.is_null()).then(pl.lit("UE"))
-                   .when(ans).then(pl.when(judg == "R").then(pl.lit("R")).otherwise(pl.lit("W")))
-                   .when(judg == "R").then(pl.lit("UR"))
-                   .when(judg.is_in(["W", "U", "X"])).then(pl.lit("UW"))
-                   .otherwise(pl.lit("UE")))
+        def o(code: str) -> pl.Expr:
+            return pl.lit(code, dtype=oe)
+        outcome = (pl.when(ans.is_null()).then(o("UE"))
+                   .when(ans).then(pl.when(judg == "R").then(o("R")).otherwise(o("W")))
+                   .when(judg == "R").then(o("UR"))
+                   .when(judg.is_in(["W", "U", "X"])).then(o("UW"))
+                   .otherwise(o("UE")))
         g = g.with_columns(outcome.alias("outcome"), ans.fill_null(False).alias("answered"))
         if self.kind == "qa4mre":
             g = pl.concat([g.select(_OC_COLS), self._baselines(jq)], how="vertical_relaxed")
@@ -387,9 +397,7 @@ class _Scorer:
                                                        pl.col("rr").alias("mrr") if trec
                                                        else pl.lit(None).alias("mrr")),
                         unit_cols)
-        qt = g.with_columns(pl.when(pl.col("aux")).then(pl.lit("auxiliary"))
-                            .otherwise(pl.col("qtype")).alias("_u"))
-        self._add(nonresponse.aggregate(qt, [*keys, "_u"]).rename({"_u": "unit"}), "qtype",
+        self._add(nonresponse.aggregate(g, [*keys, "_u"]).rename({"_u": "unit"}), "qtype",
                   pl.col("unit"))
         if self.kind == "qa4mre":
             thr = float(self.opts["pass_threshold"])
@@ -400,6 +408,8 @@ class _Scorer:
             self._add(topic.rename({"topic": "unit"}), "topic", pl.col("unit"))
             self._add(per_test.drop("topic").rename({"test": "unit"}), "test", pl.col("unit"))
             self._add(reading.test_stats(per_test, keys, thr), "all", "all")
+        if not trec:  # only the TREC kinds use the question frame further
+            return main
         return main.with_columns(pl.col(JS).cast(pl.String), pl.col("run").cast(pl.String),
                                  pl.col("qid").cast(pl.String))
 
@@ -600,7 +610,7 @@ class _Scorer:
         return self.parts
 
 
-_OC_COLS = [JS, "run", "qid", "qtype", "series", "topic", "test", "aux", "nil_answer",
+_OC_COLS = [JS, "run", "qid", "qtype", "series", "topic", "test", "_u", "aux", "nil_answer",
             "position", "rank", "answered", "nil", "outcome"]
 
 

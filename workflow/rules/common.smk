@@ -90,6 +90,26 @@ def extras_targets(name):
     return out
 
 
+def matrix_args(wc):
+    """How a reliability job finds its score matrix."""
+    c = campaign_cfg(wc.campaign)
+    p = plan(wc.campaign)
+    if c["kind"] == "score-matrix":
+        return f"--matrix results/{wc.campaign}/ingest/matrix.parquet --measure {wc.measure}"
+    return (
+        f"--scores results/{wc.campaign}/scores --measure {wc.measure} "
+        f"--unit {p['unit']} --judgment-set {p['judgment_set']}"
+    )
+
+
+def swap_args(wc):
+    s = plan(wc.campaign)["swap"]
+    return (
+        f"--sizes {s['sizes']} --trials {s['trials']} --bin-width {s['bin_width']} "
+        f"--bins {s['bins']} --pairing {s['pairing']}"
+    )
+
+
 def all_targets():
     out = []
     for name in CAMPAIGNS:

@@ -7,7 +7,9 @@ rule ingest:
         resolved="results/{campaign}/ingest/campaign.json",
     params:
         campaign=campaign_json,
-        outdir="results/{campaign}/ingest",
+        outdir=lambda wc, output: os.path.dirname(output.resolved),
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/ingest.log",
     shell:
@@ -25,6 +27,8 @@ rule manifest:
         campaign=campaign_json,
         settings=global_json,
         repo=workflow.basedir,
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/manifest.log",
     shell:

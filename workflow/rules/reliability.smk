@@ -3,26 +3,6 @@
 # merged result is identical for any shard count.
 
 
-def matrix_args(wc):
-    """How a reliability job finds its score matrix."""
-    c = campaign_cfg(wc.campaign)
-    p = plan(wc.campaign)
-    if c["kind"] == "score-matrix":
-        return f"--matrix results/{wc.campaign}/ingest/matrix.parquet --measure {wc.measure}"
-    return (
-        f"--scores results/{wc.campaign}/scores --measure {wc.measure} "
-        f"--unit {p['unit']} --judgment-set {p['judgment_set']}"
-    )
-
-
-def swap_args(wc):
-    s = plan(wc.campaign)["swap"]
-    return (
-        f"--sizes {s['sizes']} --trials {s['trials']} --bin-width {s['bin_width']} "
-        f"--bins {s['bins']} --pairing {s['pairing']}"
-    )
-
-
 SCORES_DONE = "results/{campaign}/scores/runs.parquet"
 
 
@@ -38,6 +18,8 @@ rule swap_shard:
         swap=swap_args,
         seed=lambda wc: plan(wc.campaign)["seed"],
         shards=SHARDS,
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/swap_{measure}.{shard}.log",
     shell:
@@ -54,6 +36,8 @@ rule swap_merge:
         ),
     output:
         "results/{campaign}/reliability/swap_{measure}.parquet",
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/swap_{measure}.merge.log",
     shell:
@@ -70,6 +54,8 @@ rule swap_fit:
     params:
         matrix=matrix_args,
         s=lambda wc: plan(wc.campaign)["swap"],
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/swap_{measure}.fit.log",
     shell:
@@ -90,6 +76,8 @@ rule stability_shard:
         s=lambda wc: plan(wc.campaign)["stability"],
         seed=lambda wc: plan(wc.campaign)["seed"],
         shards=SHARDS,
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/stability_{measure}.{shard}.log",
     shell:
@@ -106,6 +94,8 @@ rule stability_merge:
         ),
     output:
         "results/{campaign}/reliability/stability_{measure}.parquet",
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/stability_{measure}.merge.log",
     shell:
@@ -124,6 +114,8 @@ rule bootstrap_shard:
         s=lambda wc: plan(wc.campaign)["bootstrap"],
         seed=lambda wc: plan(wc.campaign)["seed"],
         shards=SHARDS,
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/bootstrap_{measure}.{shard}.log",
     shell:
@@ -141,6 +133,8 @@ rule bootstrap_merge:
     output:
         pairs="results/{campaign}/reliability/bootstrap_{measure}.parquet",
         summary="results/{campaign}/reliability/bootstrap_{measure}_summary.parquet",
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/bootstrap_{measure}.merge.log",
     shell:
@@ -166,6 +160,8 @@ for _c in CAMPAIGNS:
         params:
             campaign=_c,
             measures=" ".join(f"--measure {m}" for m in plan(_c)["measures"]),
+        conda:
+            "../envs/qacamp.yaml"
         log:
             f"results/{_c}/logs/extras.log",
         shell:

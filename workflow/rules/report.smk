@@ -16,6 +16,8 @@ rule report_tables:
             category="{campaign}",
             subcategory="tables",
         ),
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/report_tables.log",
     shell:
@@ -35,6 +37,8 @@ rule report_figures:
             category="{campaign}",
             subcategory="figures",
         ),
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/report_figures.log",
     shell:
@@ -54,6 +58,8 @@ rule report_editions:
         ),
     params:
         dirs=lambda wc: " ".join(f"--campaign-dir results/{c}" for c in EDITION_CAMPAIGNS),
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/logs/report_editions.log",
     shell:

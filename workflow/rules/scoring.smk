@@ -7,8 +7,10 @@ rule score:
         files=expand("results/{{campaign}}/scores/{f}", f=SCORE_FILES),
         db="results/{campaign}/campaign.duckdb",
     params:
-        ingest="results/{campaign}/ingest",
-        outdir="results/{campaign}/scores",
+        ingest=lambda wc, input: os.path.dirname(input.resolved),
+        outdir=lambda wc, output: os.path.dirname(output.files[0]),
+    conda:
+        "../envs/qacamp.yaml"
     log:
         "results/{campaign}/logs/score.log",
     shell:
