@@ -60,6 +60,30 @@ def build(n_runs: int, n_q: int, seed: int = 7, kind: str = "qa4mre") -> dict[st
     return t
 
 
+def _time_phases() -> dict[str, float]:
+    """Wrap the scorer's phases (judged units, question level, lists, Other, series,
+    emit, output sort/concat) with timers; returns the dict they fill."""
+    from qacamp import scoring
+
+    phases: dict[str, float] = {}
+
+    def wrap(owner, name: str) -> None:
+        f = getattr(owner, name)
+
+        def timed(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                phases[name.strip("_")] = phases.get(name.strip("_"), 0.0) + time.perf_counter() - t0
+        setattr(owner, name, timed)
+
+    for n in ("_judged", "_question_level", "_lists", "_others", "_series_and_types", "_emit"):
+        wrap(scoring._Scorer, n)
+    wrap(scoring, "_finish")
+    return phases
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=1000)
@@ -69,9 +93,12 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     tables = build(args.runs, args.questions, kind=args.kind)
     print(f"built {tables['responses'].height:,} responses in {time.perf_counter() - t0:.1f} s")
+    phases = _time_phases()
     t0 = time.perf_counter()
     out = score_campaign(args.kind, tables, {"baseline_seed": 1})
     t_score = time.perf_counter() - t0
+    for name, sec in phases.items():
+        print(f"  phase {name:<20} {sec:6.2f} s")
     print(f"score_campaign: {t_score:.2f} s  (outcomes {out['outcomes'].height:,}, "
           f"units {out['units'].height:,}, runs {out['runs'].height:,} rows)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"from '{path}' group by run").fetchall()
         t_scan = time.perf_counter() - t0
     print(f"duckdb scan:    {t_scan:.2f} s")
+    print(f"score_campaign total: {t_score:.2f} s")
     print(f"ratio score/scan: {t_score / t_scan:.1f}x; budget 10 s: "
           f"{'OK' if t_score <= 10 else 'OVER'}")
 

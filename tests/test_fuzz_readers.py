@@ -15,7 +15,7 @@ the reader is called.  The only accepted outcomes are
 
 Any other exception fails the test.  Every format runs at least
 :data:`MIN_VARIANTS` variants; the counts are checked per test and printed in
-the terminal summary (``-rA`` or ``-s`` not needed: see ``_report_counts``).
+the terminal by ``test_every_format_fuzzed`` (also recorded as its properties).
 """
 
 from __future__ import annotations
@@ -340,22 +340,13 @@ def _fuzz(fmt: str, target: Path, doc: str, read: Callable[[Path], object], name
     assert VARIANTS[fmt] - start >= MIN_VARIANTS, VARIANTS[fmt] - start
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _report_counts(request):
-    yield
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+def _summary() -> list[str]:
     lines = ["fuzzed reader variants (format: total = parsed + InputError):"]
     for fmt in sorted(VARIANTS):
         lines.append(f"  {fmt}: {VARIANTS[fmt]} = {OUTCOMES[(fmt, 'parsed')]} + "
                      f"{OUTCOMES[(fmt, 'InputError')]}")
     lines.append(f"  total: {sum(VARIANTS.values())}")
-    if reporter is not None:
-        reporter.write_line("")
-        for line in lines:
-            reporter.write_line(line)
-    cache = getattr(request.config, "cache", None)
-    if cache is not None:
-        cache.set("qacamp/fuzz_variants", dict(VARIANTS))
+    return lines
 
 
 # --------------------------------------------------------------------------- one test per format
@@ -476,8 +467,13 @@ def test_fuzz_matrix_csv(tmp_path):
     _fuzz("score matrix csv", tmp_path / "matrix.csv", MATRIX, matrix.read_matrix, ["matrix"])
 
 
-def test_every_format_fuzzed():
-    """Runs last in this module: every format ran at least MIN_VARIANTS variants."""
+def test_every_format_fuzzed(capsys, record_property):
+    """Runs after the format tests: every format ran at least MIN_VARIANTS variants;
+    the counts are printed to the terminal and recorded as test properties."""
+    with capsys.disabled():
+        print("\n" + "\n".join(_summary()))
+    for fmt, n in sorted(VARIANTS.items()):
+        record_property(f"variants[{fmt}]", n)
     assert len(VARIANTS) == 17, sorted(VARIANTS)
     assert all(n >= MIN_VARIANTS for n in VARIANTS.values()), dict(VARIANTS)
 

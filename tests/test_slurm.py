@@ -14,7 +14,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from workflow_util import small_clef_campaign, snakemake
 
 pytestmark = [

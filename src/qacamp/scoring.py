@@ -359,8 +359,10 @@ class _Scorer:
                                     & pl.col("run").is_in(run_list) & pl.col(JS).is_in(self.sets))
               .select(pl.col(JS).cast(je), pl.col("run").cast(re_), pl.col("qid").cast(qe),
                       "item", "judgment"))
-        g = (grid.join(first, on=["run", "qid"], how="left")
-             .join(jd, on=[JS, "run", "qid", "item"], how="left"))
+        g = _dense_attach(grid, first, jd, len(self.sets), len(qid_list), len(run_list))
+        if g is None:  # duplicate keys: keep the join semantics (row multiplication)
+            g = (grid.join(first, on=["run", "qid"], how="left")
+                 .join(jd, on=[JS, "run", "qid", "item"], how="left"))
         ans = pl.col("answered")
         judg = pl.col("judgment")
         def o(code: str) -> pl.Expr:
@@ -608,6 +610,51 @@ class _Scorer:
         self.parts["units"] = [u for u in self.parts["units"]
                                if set(u.schema["measure"].categories.to_list()) & allowed]
         return self.parts
+
+
+def _codes(df: pl.DataFrame, col: str) -> np.ndarray:
+    return df[col].to_physical().to_numpy().astype(np.int64)
+
+
+def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame,
+                  n_sets: int, n_q: int, n_runs: int) -> pl.DataFrame | None:
+    """``grid`` left-joined with ``first`` on (run, qid) and ``jd`` on (judgment_set,
+    run, qid, item), by dense integer positions over the Enum codes instead of hash
+    joins.  None when a key is duplicated (the caller then falls back to joins)."""
+    if n_sets * n_q * n_runs >= 2**62:
+        return None
+    fpos = _codes(first, "qid") * n_runs + _codes(first, "run")
+    fidx = np.full(n_q * n_runs, -1, np.int64)
+    fidx[fpos] = np.arange(first.height)
+    if first.height and np.bincount(fpos, minlength=1).max() > 1:
+        return None
+    gq = _codes(grid, "qid") * n_runs + _codes(grid, "run")
+    gi = fidx[gq]
+    # judgments: keep those whose item is the first item of their (run, qid)
+    jq_pos = _codes(jd, "qid") * n_runs + _codes(jd, "run")
+    ji_first = fidx[jq_pos]
+    first_item = first["item"].to_numpy()
+    jitem = jd["item"].to_numpy()
+    ok = ji_first >= 0
+    if jd["item"].null_count() or first["item"].null_count():
+        return None
+    ok[ok] = jitem[ok] == first_item[ji_first[ok]]
+    jpos = (_codes(jd, JS) * n_q * n_runs + jq_pos)[ok]
+    if jpos.size and np.bincount(jpos).max() > 1:
+        return None
+    jidx = np.full(n_sets * n_q * n_runs, -1, np.int64)
+    jidx[jpos] = np.flatnonzero(ok)
+    gj = jidx[_codes(grid, JS) * n_q * n_runs + gq]
+    gj[gi < 0] = -1
+
+    def gather(df: pl.DataFrame, idx: np.ndarray, cols: list[str]) -> list[pl.Series]:
+        s = pl.Series("_i", np.where(idx < 0, 0, idx), dtype=pl.Int64)
+        s = pl.select(pl.when(pl.lit(pl.Series(idx >= 0))).then(s)).to_series()
+        return [df[c].gather(s) for c in cols]
+
+    fcols = [c for c in first.columns if c not in ("run", "qid")]
+    jcols = [c for c in jd.columns if c not in (JS, "run", "qid", "item")]
+    return grid.with_columns(*gather(first, gi, fcols), *gather(jd, gj, jcols))
 
 
 _OC_COLS = [JS, "run", "qid", "qtype", "series", "topic", "test", "_u", "aux", "nil_answer",

@@ -18,10 +18,13 @@ rule report_tables:
         ),
     conda:
         "../envs/qacamp.yaml"
+    params:
+        measures=lambda wc: " ".join(f"--measure {m}" for m in plan(wc.campaign)["measures"]),
     log:
         "results/{campaign}/logs/report_tables.log",
     shell:
-        "qacamp report tables --campaign-dir results/{wildcards.campaign} --out {output} > {log} 2>&1"
+        "qacamp report tables --campaign-dir results/{wildcards.campaign} {params.measures} "
+        "--out {output} > {log} 2>&1"
 
 
 rule report_figures:
@@ -39,10 +42,13 @@ rule report_figures:
         ),
     conda:
         "../envs/qacamp.yaml"
+    params:
+        measures=lambda wc: " ".join(f"--measure {m}" for m in plan(wc.campaign)["measures"]),
     log:
         "results/{campaign}/logs/report_figures.log",
     shell:
-        "qacamp report figures --campaign-dir results/{wildcards.campaign} --out {output} > {log} 2>&1"
+        "qacamp report figures --campaign-dir results/{wildcards.campaign} {params.measures} "
+        "--out {output} > {log} 2>&1"
 
 
 rule report_editions:

@@ -17,10 +17,15 @@ shared by all pairs.  ``pairing="per-pair"`` (c@1 paper): each pair gets its
 own two subsets (still one seed per trial; the pair's draws come from that
 trial's generator in the fixed pair order).
 
-Kernel: per size, one numpy gather over all trials of the shard and all runs:
-indices (T, 2, c) -> scores (T, 2, R); then, over blocks of sizes at once,
-differences over the upper triangle (S, T, 2, P) -> bins (offset by size) ->
-one ``np.bincount``.  Seeds: :mod:`qacamp.reliability.seeds`.
+Kernel: per size, a numpy gather over trials and all runs: indices (T, 2, c)
+-> scores (T, 2, R); then differences over the upper triangle (S, T, 2, P) ->
+bins (offset by size) -> ``np.bincount``.  Small problems take blocks of sizes
+with all the shard's trials at once; large ones (e.g. 1,000 runs = 499,500
+pairs) take one size and a chunk of trials at a time so that no array exceeds
+about ``PAIR_BUDGET`` differences (and the gather ``GATHER_BUDGET`` cells).
+The counts are integer sums and each trial's scores do not depend on which
+other trials are computed with it, so the chunking never changes a result.
+Seeds: :mod:`qacamp.reliability.seeds`.
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ SWAP_SCHEMA = {"size": pl.Int64, "bin": pl.Int64, "swaps": pl.Int64, "comparison
 _EPS = 1e-9
 #: differences smaller than this are exact ties (guards against float rounding)
 TIE_TOLERANCE = 1e-12
+#: pair differences per kernel block (bounds memory: ~10 float64 temporaries of this size)
+PAIR_BUDGET = 4_000_000
+#: (subset row x unit x run) cells per gather block of :meth:`ScoreMatrix.subset_scores`
+GATHER_BUDGET = 64_000_000
 
 
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,26 +122,51 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
 
     def count(d: np.ndarray, first: int) -> None:
         """Add the counts of differences ``d`` (k sizes, T, 2, P) starting at size ``first``."""
-        d = np.where(np.abs(d) < TIE_TOLERANCE, 0.0, d)  # float noise is a tie, not a sign
+        # in place (same values as bin_index(|d1|) after zeroing ties), to save memory passes
+        a = np.abs(d)
+        tie = a < TIE_TOLERANCE  # float noise is a tie, not a sign
+        np.copyto(d, 0.0, where=tie)
+        np.copyto(a, 0.0, where=tie)
         d1, d2 = d[:, :, 0], d[:, :, 1]
-        b = bin_index(np.abs(d1), bin_width, bins)
-        b += (first + np.arange(d.shape[0]))[:, None, None] * bins
+        q = a[:, :, 0] / bin_width
+        q += _EPS
+        np.floor(q, out=q)
+        np.minimum(q, bins - 1, out=q)
+        b = q.astype(np.int64)
+        if d.shape[0] > 1 or first:
+            b += (first + np.arange(d.shape[0]))[:, None, None] * bins
         n = len(sizes) * bins
         comps[:] += np.bincount(b.ravel(), minlength=n)
-        swaps[:] += np.bincount(b.ravel(), weights=(d1 * d2 < 0).ravel(), minlength=n).astype(np.int64)
+        swaps[:] += np.bincount(b[d1 * d2 < 0], minlength=n)
+
+    def scores(idx: np.ndarray, c: int) -> np.ndarray:
+        """Subset scores of idx (K, c) -> (K, R), gathered in row blocks."""
+        rows = max(1, GATHER_BUDGET // (c * matrix.n_runs))
+        if len(idx) <= rows:
+            return matrix.subset_scores(idx)
+        return np.concatenate([matrix.subset_scores(idx[k:k + rows])
+                               for k in range(0, len(idx), rows)])
 
     if len(tr):
         if pairing == "shared":
-            # scores of every size first (T, 2, R) per size, then one pass of pair
-            # differences / binning / counting over blocks of sizes
-            sc = np.empty((len(sizes), len(tr), 2, matrix.n_runs))
-            for s_i, c in enumerate(sizes):  # loop over sizes only
-                idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name)
-                sc[s_i] = matrix.subset_scores(idx.reshape(-1, c)).reshape(len(tr), 2, -1)
-            step = max(1, 4_000_000 // (len(tr) * 2 * n_pairs))
-            for first in range(0, len(sizes), step):
-                blk = sc[first:first + step]
-                count(blk[..., ii] - blk[..., jj], first)
+            # per block of sizes and chunk of trials: scores (S', T', 2, R), then pair
+            # differences / binning / counting; blocks hold ~PAIR_BUDGET differences
+            per_size = len(tr) * 2 * n_pairs
+            if per_size <= PAIR_BUDGET:
+                size_step, trial_step = max(1, PAIR_BUDGET // per_size), len(tr)
+            else:
+                size_step, trial_step = 1, max(1, PAIR_BUDGET // (2 * n_pairs))
+            for first in range(0, len(sizes), size_step):
+                block = sizes[first:first + size_step]
+                for t0 in range(0, len(tr), trial_step):
+                    trc = tr[t0:t0 + trial_step]
+                    sc = np.empty((len(block), len(trc), 2, matrix.n_runs))
+                    for k, c in enumerate(block):
+                        idx = draw_subsets(matrix.n_units, c, 2, trc, seed, name)
+                        sc[k] = scores(idx.reshape(-1, c), c).reshape(len(trc), 2, -1)
+                    d = sc[..., ii]
+                    d -= sc[..., jj]
+                    count(d, first)
         else:
             for s_i, c in enumerate(sizes):
                 idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name, n_pairs)  # (T, P, 2, c)

@@ -33,7 +33,7 @@ def to_latex(table: Table, label_prefix: str = "tab:") -> str:
     cols = table.columns
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
              rf"\caption{{{latex_escape(table.caption)}}}",
-             rf"\label{{{label_prefix}{latex_escape(table.name)}}}",
+             rf"\label{{{label_prefix}{table.name}}}",
              r"\begin{tabular}{" + "".join(_align(c) for c in cols) + "}",
              r"\toprule",
              " & ".join(latex_escape(c.header) for c in cols) + r" \\",
