@@ -119,6 +119,8 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
                 files["judgment_sets"][set_name] = {
                     part: expand_files(sub, base_dir, f"{key}.{part}") for part, sub in spec.items()}
         primary = primary_judgment_set({**campaign, "judgment_sets": js})
+        # automatic judging with answer patterns: its own judgment set, `automatic`
+        options["autojudge"] = bool(campaign.get("autojudge", False))
         if kind == "trec-series":
             year = campaign["year"]
             if year not in SERIES_WEIGHTS:

@@ -131,9 +131,11 @@ class Campaign:
 
     @property
     def label(self) -> str:
-        for key in ("edition", "year", "name"):
-            if self.meta.get(key) not in (None, ""):
-                return str(self.meta[key])
+        options = self.meta.get("options") or {}
+        for value in (options.get("edition"), options.get("year"), self.meta.get("edition"),
+                      self.meta.get("name")):
+            if value not in (None, ""):
+                return str(value)
         return self.dir.name
 
     @property

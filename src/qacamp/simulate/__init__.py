@@ -35,8 +35,11 @@ KINDS = {
     "pan": (pan.simulate, pan.PanOptions),
 }
 DEMO = (("trec2002", "trec-factoid"), ("trec2004", "trec-series"), ("qa4mre2013", "qa4mre"),
-        ("clef2009", "clef-qa"), ("pan", "pan"))
+        ("qa4mre2012", "qa4mre"), ("clef2009", "clef-qa"), ("pan", "pan"))
 DEMO_SEED = 20250101
+#: Per-folder settings of the demo: a seed offset (so two editions of one task
+#: differ) and options of the kind (the earlier QA4MRE edition had fewer runs).
+DEMO_SETTINGS: dict[str, tuple[int, dict[str, Any]]] = {"qa4mre2012": (2012, {"runs": 24})}
 
 
 def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
@@ -51,7 +54,10 @@ def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
 def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
     """Write every demo campaign under ``out`` (layout in ``README.md`` there)."""
     out = Path(out)
-    counts = {folder: simulate(kind, out / folder, seed, quiet=quiet) for folder, kind in DEMO}
+    counts = {}
+    for folder, kind in DEMO:
+        offset, options = DEMO_SETTINGS.get(folder, (0, {}))
+        counts[folder] = simulate(kind, out / folder, seed + offset, quiet=quiet, **options)
     write_text(demo_readme(seed, counts), out / "README.md")
     return counts
 
@@ -96,6 +102,7 @@ def demo_readme(seed: int, counts: dict[str, dict[str, int]]) -> str:
         "trec2004/judged/adjudicated/{factoid,list,other,other_nuggets}/<run>.txt.gz",
         "qa4mre2013/gold.xml                        gold standard",
         "qa4mre2013/runs/<run>.xml                  run XML",
+        "qa4mre2012/gold.xml, runs/<run>.xml        an earlier edition (24 runs, other seed)",
         "clef2009/questions.tsv                     questions",
         "clef2009/runs/<run>.tsv                    judged runs",
         "pan/truth.jsonl                            truth",

@@ -1,0 +1,90 @@
+"""The main job on the bundled demo campaigns (what `make demo` runs): every
+campaign gets its ingest tables, scores, reliability results, tables and
+figures, and the tables' numbers are those of the results they come from."""
+
+from __future__ import annotations
+
+import struct
+
+import polars as pl
+import pytest
+
+from workflow_util import ROOT, snakemake
+
+pytestmark = pytest.mark.slow
+
+DEMO = ["trec2002", "trec2004", "qa4mre2013", "qa4mre2012", "clef2009", "pan"]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    work = tmp_path_factory.mktemp("demo")
+    (work / "resources").symlink_to(ROOT / "resources")
+    res = snakemake(work, configfile=ROOT / "config" / "config.yaml", timeout=1500)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return work / "results"
+
+
+def png_size(path):
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", head[16:24])
+
+
+def test_every_campaign_has_every_stage(demo):
+    for c in DEMO:
+        for rel in ["ingest/questions.parquet", "scores/runs.parquet", "campaign.duckdb",
+                    "manifest.json", "tables/runs.tex", "tables/swap_summary.md",
+                    "tables/kendall.csv", "figures/stability.png", "figures/stability.svg"]:
+            assert (demo / c / rel).is_file(), f"{c}/{rel}"
+        for png in (demo / c / "figures").glob("*.png"):
+            w, h = png_size(png)
+            assert 400 <= w <= 4000 and 300 <= h <= 4000, (png, w, h)
+    assert (demo / "trec2004/figures/series_boxplot.png").is_file()
+    assert (demo / "trec2004/figures/top_runs.png").is_file()
+    assert (demo / "qa4mre2013/figures/reading_tests.png").is_file()
+    assert (demo / "overview/editions.md").is_file()
+
+
+def test_trec2002_reports_required_difference_and_sensitivity(demo):
+    for m in ("cws", "accuracy"):
+        s = pl.read_parquet(demo / f"trec2002/reliability/swap_{m}_summary.parquet").row(0, named=True)
+        assert s["full_size"] == 500 and s["n_pairs"] == 67 * 66 // 2
+        assert 0 < s["required_difference"] < 0.25
+        assert 0 < s["sensitivity"] <= 1
+        table = pl.read_csv(demo / "trec2002/tables/swap_summary.csv")
+        row = table.filter(pl.col("measure") == m).row(0, named=True)
+        assert any(abs(v - s["required_difference"]) < 1e-9 for v in row.values()
+                   if isinstance(v, float))
+
+
+def test_series_campaign_uses_full_series_count(demo):
+    s = pl.read_parquet(demo / "trec2004/reliability/swap_series_score_summary.parquet")
+    # 65 series, series 7's Other question unjudged -> dropped -> 64 (as TREC 2004)
+    assert s["full_size"][0] == 64
+    dropped = pl.read_parquet(demo / "trec2004/scores/dropped.parquet")
+    assert dropped.height >= 1
+
+
+def test_run_tables_show_the_scores(demo):
+    runs = pl.read_parquet(demo / "trec2002/scores/runs.parquet").filter(
+        (pl.col("scope") == "all") & (pl.col("judgment_set") == "adjudicated"))
+    cws = dict(runs.filter(pl.col("measure") == "cws").select("run", "value").iter_rows())
+    table = pl.read_csv(demo / "trec2002/tables/runs.csv")
+    col = next(c for c in table.columns if c.lower().startswith("cws"))
+    shown = dict(zip(table["run"].to_list(), table[col].to_list(), strict=True))
+    assert set(cws) <= set(shown)
+    for run, value in cws.items():
+        assert abs(shown[run] - value) < 1e-3, run
+    # sorted by CWS, best first
+    order = [r for r in table["run"].to_list() if r in cws]
+    assert order == sorted(cws, key=lambda r: (-cws[r], r))
+
+
+def test_kendall_table_matches_reliability_output(demo):
+    k = pl.read_parquet(demo / "trec2002/reliability/kendall.parquet")
+    row = k.filter((pl.col("ranking_a") == "cws@adjudicated")
+                   & (pl.col("ranking_b") == "cws@assessor1")).row(0, named=True)
+    assert 0.5 < row["tau"] <= 1
+    md = (demo / "trec2002/tables/kendall.md").read_text()
+    assert f"{row['tau']:.3f}" in md
