@@ -20,6 +20,7 @@ import polars as pl
 from ..errors import InputError, UsageError
 from ..io import write_parquet
 from ..reliability import bootstrap as bs
+from ..progress import Progress
 from ..reliability import extras, fits, ranking, swap
 from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
 from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
@@ -68,8 +69,14 @@ def _seed_name(args, m) -> str:
 def _run_swap(args) -> int:
     m = _load(args)
     i, n = parse_shard(args.shard)
+    bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
+
+    def report(done: int, total: int) -> None:
+        bar.total = max(total, 1)
+        bar.update(done)
+
     df = swap.swap_counts(m, parse_sizes(args.sizes), args.trials, args.seed, _seed_name(args, m),
-                          args.bin_width, args.bins, args.pairing, i, n)
+                          args.bin_width, args.bins, args.pairing, i, n, progress=report)
     write_parquet(df, args.out)
     return 0
 

@@ -30,7 +30,7 @@ Seeds: :mod:`qacamp.reliability.seeds`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import polars as pl
@@ -99,8 +99,12 @@ def bin_index(absdiff: np.ndarray, bin_width: float, bins: int) -> np.ndarray:
 def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: int = 0,
                 measure: str | None = None, bin_width: float = 0.01, bins: int = 21,
                 pairing: str = "shared", shard: int = 0, n_shards: int = 1,
-                shard_mode: str = "contiguous") -> pl.DataFrame:
+                shard_mode: str = "contiguous",
+                progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
     """Swap counts per (size, bin) for the trials of one shard.
+
+    ``progress``, if given, is called as ``progress(done, total)`` with the
+    number of (size, trial) cells finished (the command line prints it).
 
     Returns a frame (size, bin, swaps, comparisons), all Int64, one row per
     size and bin (zeros included), sorted by size then bin.  Merge shards by
@@ -119,6 +123,7 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
     n_pairs = len(ii)
     swaps = np.zeros(len(sizes) * bins, np.int64)
     comps = np.zeros(len(sizes) * bins, np.int64)
+    total, done = len(sizes) * len(tr), 0
 
     def count(d: np.ndarray, first: int) -> None:
         """Add the counts of differences ``d`` (k sizes, T, 2, P) starting at size ``first``."""
@@ -167,12 +172,18 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
                     d = sc[..., ii]
                     d -= sc[..., jj]
                     count(d, first)
+                    done += len(block) * len(trc)
+                    if progress is not None:
+                        progress(done, total)
         else:
             for s_i, c in enumerate(sizes):
                 idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name, n_pairs)  # (T, P, 2, c)
                 flat = np.swapaxes(idx, 1, 2).reshape(-1, n_pairs, c)  # (T*2, P, c)
                 d = matrix.pair_subset_scores(flat, ii) - matrix.pair_subset_scores(flat, jj)
                 count(d.reshape(1, len(tr), 2, n_pairs), s_i)
+                done += len(tr)
+                if progress is not None:
+                    progress(done, total)
     return pl.DataFrame({
         "size": np.repeat(np.asarray(sizes, np.int64), bins),
         "bin": np.tile(np.arange(bins, dtype=np.int64), len(sizes)),
