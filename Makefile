@@ -17,7 +17,7 @@ $(BIN)/qacamp: pyproject.toml requirements.lock
 setup: $(BIN)/qacamp
 
 demo: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile config/config.yaml
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile config/config.yaml
 
 report: demo
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile config/config.yaml --report results/report.html

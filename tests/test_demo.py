@@ -8,7 +8,6 @@ import struct
 
 import polars as pl
 import pytest
-
 from workflow_util import ROOT, snakemake
 
 pytestmark = pytest.mark.slow

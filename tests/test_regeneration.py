@@ -59,7 +59,8 @@ def result_files(workdir: Path) -> dict[str, Path]:
     out = {}
     for p in sorted(results.rglob("*")):
         rel = p.relative_to(results)
-        if p.is_file() and "logs" not in rel.parts and p.suffix in COMPARED:
+        hidden = any(part.startswith(".") for part in rel.parts)  # temporaries
+        if p.is_file() and not hidden and "logs" not in rel.parts and p.suffix in COMPARED:
             out[rel.as_posix()] = p
     return out
 
@@ -95,10 +96,20 @@ def run_clean(tmp: Path) -> Path:
     return tmp
 
 
+_REFERENCE: list[Path] = []
+
+
+def reference_dir(tmp_path_factory) -> Path:
+    """One clean, uninterrupted run, made once per session (test_interrupt.py
+    compares with it too)."""
+    if not _REFERENCE:
+        _REFERENCE.append(run_clean(tmp_path_factory.mktemp("regen_a")))
+    return _REFERENCE[0]
+
+
 @pytest.fixture(scope="session")
 def reference_run(tmp_path_factory) -> Path:
-    """One clean, uninterrupted run (shared with test_interrupt.py)."""
-    return run_clean(tmp_path_factory.mktemp("regen_a"))
+    return reference_dir(tmp_path_factory)
 
 
 def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):

@@ -23,7 +23,7 @@ def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
               timeout: int = 900) -> subprocess.CompletedProcess:
     # targets first: --configfile and --quiet take several values
     cmd = [str(BIN / "snakemake"), *args, "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
-           "--cores", "2"]
+           "--workflow-profile", str(ROOT / "workflow" / "profiles" / "default"), "--cores", "2"]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
     cmd += ["--quiet", "rules"]

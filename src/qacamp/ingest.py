@@ -502,6 +502,10 @@ def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Pa
     """
     outdir = Path(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)
+    # folders an earlier writer left when it was killed (SIGKILL skips the cleanup below)
+    for stale in outdir.parent.glob(f".{outdir.name}.*"):
+        if stale.is_dir() and stale.suffix in (".tmp", ".old"):
+            shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", suffix=".tmp", dir=outdir.parent))
     try:
         for name in tables.SCHEMAS:

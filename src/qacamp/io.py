@@ -11,11 +11,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
+
+
+def remove_stale_temps(path: str | Path, suffix: str = ".tmp") -> None:
+    """Delete temporary files that an earlier, killed writer of ``path`` left
+    beside it (``.<name>.<8 random chars><suffix>``, as :func:`atomic_path`
+    names them).  A SIGKILL skips the cleanup of :func:`atomic_path`; without
+    this sweep such files would stay in the results folder for good.  Only the
+    writer of ``path`` itself calls this (Snakemake runs one job per output)."""
+    path = Path(path)
+    stale = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(suffix)}$")
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(path.parent):
+            if stale.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
 
 
 @contextlib.contextmanager
@@ -24,6 +40,7 @@ def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
     delete it on failure."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path, suffix or ".tmp")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)

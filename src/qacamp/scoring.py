@@ -710,7 +710,8 @@ def write_duckdb(db: str | Path, folders: list[Path]) -> None:
     db = Path(db)
     db.parent.mkdir(parents=True, exist_ok=True)
     tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
-    for p in (tmp, Path(str(tmp) + ".wal")):
+    # also the temporaries (and WAL) of an earlier writer killed before its cleanup
+    for p in db.parent.glob(f".{db.name}.*.tmp*"):
         p.unlink(missing_ok=True)
     views: dict[str, Path] = {}
     for folder in folders:

@@ -19,8 +19,8 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..io import write_parquet
-from ..reliability import bootstrap as bs
 from ..progress import Progress
+from ..reliability import bootstrap as bs
 from ..reliability import extras, fits, ranking, swap
 from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
 from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
