@@ -4,11 +4,12 @@ figures, and the tables' numbers are those of the results they come from."""
 
 from __future__ import annotations
 
+import io
 import struct
 
 import polars as pl
 import pytest
-from workflow_util import ROOT, snakemake
+from workflow_util import ROOT, qacamp, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -87,3 +88,17 @@ def test_kendall_table_matches_reliability_output(demo):
     assert 0.5 < row["tau"] <= 1
     md = (demo / "trec2002/tables/kendall.md").read_text()
     assert f"{row['tau']:.3f}" in md
+
+
+def test_eval_cli_gives_the_demo_numbers(demo):
+    data = ROOT / "resources/demo/clef2009"
+    runs = sorted(str(p) for p in (data / "runs").glob("*.tsv"))
+    res = qacamp("eval", "clef-qa", "--questions", str(data / "questions.tsv"), *runs)
+    assert res.returncode == 0, res.stderr
+    cli = pl.read_csv(io.StringIO(res.stdout), separator="\t")
+    wf = pl.read_parquet(demo / "clef2009/scores/runs.parquet").filter(pl.col("scope") == "all")
+    joined = cli.join(wf, on=["run", "measure", "scope", "unit"], suffix="_wf")
+    assert joined["run"].n_unique() == 44
+    assert set(joined["measure"]) >= {"c_at_1", "accuracy", "n_right", "n_unanswered"}
+    # `qacamp eval` prints 4 decimals, like trec_eval
+    assert (joined["value"] - joined["value_wf"]).abs().max() <= 0.5e-4 + 1e-12

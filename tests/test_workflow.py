@@ -135,5 +135,5 @@ def test_html_report_offline(own_campaign):
     assert res.returncode == 0, res.stderr[-3000:]
     html = (own_campaign / "report.html").read_text(errors="replace")
     assert len(html) > 10_000
-    for needle in ("swap_c_at_1.png", "runs.csv", "Swap method"):
+    for needle in ("swap_c_at_1.png", "runs.csv", "Swap method", "manifest.json", "SHA-256"):
         assert needle in html, needle

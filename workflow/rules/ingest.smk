@@ -22,7 +22,12 @@ rule manifest:
     input:
         lambda wc: raw_files(campaign_cfg(wc.campaign)),
     output:
-        "results/{campaign}/manifest.json",
+        report(
+            "results/{campaign}/manifest.json",
+            caption="../report/manifest.rst",
+            category="{campaign}",
+            subcategory="provenance",
+        ),
     params:
         campaign=campaign_json,
         settings=global_json,
