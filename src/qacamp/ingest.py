@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -149,13 +150,18 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
 # --------------------------------------------------------------------------- helpers
 
 class _Acc:
-    """Accumulates per-table frames and the file each response frame came from."""
+    """Accumulates per-table frames; reports ``progress(done, total)`` per run
+    file read (``total`` = the campaign's run files)."""
 
-    def __init__(self) -> None:
+    def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
         self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in tables.SCHEMAS}
+        self.total, self.done, self.progress = total, 0, progress
 
     def add(self, name: str, df: pl.DataFrame) -> None:
         self.parts[name].append(df)
+        if name in ("judgments", "nugget_matches", "matrix") and self.progress is not None:
+            self.done = min(self.done + 1, max(self.total - 1, 0))
+            self.progress(self.done, self.total)
 
     def result(self) -> dict[str, pl.DataFrame]:
         out = {}
@@ -481,12 +487,24 @@ _KIND_READERS = {"trec-factoid": _trec_factoid, "trec-series": _trec_series, "qa
                  "clef-qa": _clef, "pan": _pan, "score-matrix": _score_matrix}
 
 
-def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> dict[str, pl.DataFrame]:
+def _run_file_count(files: dict) -> int:
+    n = sum(len(files.get(k, [])) for k in ("runs", "answers", "matrix"))
+    for spec in (files.get("judgment_sets") or {}).values():
+        parts = spec.values() if isinstance(spec, dict) else [spec]
+        n += sum(len(v) for v in parts)
+    return n
+
+
+def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
     """Read one campaign's raw files -> every table of ``tables.SCHEMAS``
-    (conformed, canonical order; empty frames for tables the kind lacks)."""
+    (conformed, canonical order; empty frames for tables the kind lacks).
+    ``progress(done, total)`` is called after each run file is read."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
-    acc = _Acc()
+    acc = _Acc(_run_file_count(resolved["files"]), progress)
     _KIND_READERS[resolved["kind"]](resolved, acc)
+    if progress is not None:
+        progress(acc.total, acc.total)
     return acc.result()
 
 

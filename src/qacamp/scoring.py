@@ -673,7 +673,10 @@ def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) ->
     if not sub.height:
         return pl.DataFrame(schema={"run": pl.String})
     wide = sub.pivot(on="measure", index="run", values="value", sort_columns=False)
-    return wide.select("run", *order).sort("run")
+    counts = [m for m in order if m in measures.REGISTRY and measures.REGISTRY[m].integer]
+    # counts (n_right, tests_passed, ...) as integers, not 132.000000
+    return (wide.select("run", *order).sort("run")
+            .with_columns([pl.col(m).round(0).cast(pl.Int64) for m in counts]))
 
 
 def write_scores(result: Mapping[str, pl.DataFrame], outdir: str | Path, *,

@@ -61,9 +61,16 @@ def _load(args) -> tuple[str, dict]:
 
 def run(args) -> int:
     from ..ingest import ingest_campaign, resolved_campaign, write_ingest
+    from ..progress import Progress
 
     name, campaign = _load(args)
     resolved = resolved_campaign(name, campaign, args.base_dir)
-    tabs = ingest_campaign(name, campaign, args.base_dir)
+    bar = Progress(f"ingest {name}: run files read", 1)
+
+    def report(done: int, total: int) -> None:
+        bar.total = max(total, 1)
+        bar.update(done)
+
+    tabs = ingest_campaign(name, campaign, args.base_dir, progress=report)
     write_ingest(tabs, resolved, args.out)
     return 0
