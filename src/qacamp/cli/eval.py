@@ -55,8 +55,9 @@ def register(sub):
     k.add_argument("runs", nargs="+", metavar="RUN")
     _common(k, "clef-qa")
     k = kinds.add_parser("trec-factoid", help=KIND_HELP["trec-factoid"])
-    k.add_argument("--questions", required=True, nargs="+",
-                   help="<top> question file(s) (a second file is read as LIST questions)")
+    k.add_argument("--questions", required=True, action="append",
+                   help="<top> question file or series XML (repeat the option for a LIST "
+                        "question file)")
     k.add_argument("--set-name", default="adjudicated",
                    help="judgment set name of the judged runs (default adjudicated)")
     k.add_argument("--patterns", default=None,
