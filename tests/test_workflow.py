@@ -95,6 +95,7 @@ def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     res = snakemake(tmp_path, configfile=cfg)
     assert res.returncode != 0
+    assert "results/mine/logs/ingest.log" in res.stdout + res.stderr  # the failed job's log
     log = (tmp_path / "results/mine/logs/ingest.log").read_text()
     assert bad.name in log and "line 5" in log, log
     assert "Traceback" not in log
@@ -137,3 +138,24 @@ def test_html_report_offline(own_campaign):
     assert len(html) > 10_000
     for needle in ("swap_c_at_1.png", "runs.csv", "Swap method", "manifest.json", "SHA-256"):
         assert needle in html, needle
+
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED / "score-matrices").exists(), reason="../shared/data missing")
+def test_score_matrix_campaign_on_real_web2004(tmp_path):
+    cfg = tmp_path / "web.yaml"
+    cfg.write_text(yaml.safe_dump({"shards": 2, "campaigns": {"web2004": {
+        "kind": "score-matrix", "measure": "ap",
+        "matrix": str(SHARED / "score-matrices" / "web2004.csv"),
+        "reliability": {"swap": {"sizes": "5:50:5", "trials": 5},
+                        "stability": {"size": 50, "trials": 10}, "bootstrap": {"trials": 100}},
+    }}}))
+    res = snakemake(tmp_path, configfile=cfg)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = tmp_path / "results" / "web2004"
+    summary = pl.read_parquet(out / "reliability/swap_ap_summary.parquet").row(0, named=True)
+    assert summary["full_size"] == 150 and summary["n_pairs"] == 73 * 72 // 2
+    runs = pl.read_csv(out / "tables/runs.csv")
+    assert runs.height == 73

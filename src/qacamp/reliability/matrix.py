@@ -283,7 +283,8 @@ def from_wide(frame: pl.DataFrame, measure: str = "", unit_col: str | None = Non
 def read_matrix_file(path: str | Path, measure: str = "", include_baselines: bool = False) -> ScoreMatrix:
     """Read a wide score matrix: CSV (optionally ``.gz``) or Parquet, header of run
     names, one row per unit, no row names (an optional first column named
-    ``unit`` gives unit ids).  Raises :class:`InputError` naming file and line."""
+    ``unit`` gives unit ids); or a long Parquet table ``unit, run, value`` (as
+    ingest writes it).  Raises :class:`InputError` naming file and line."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, None, "file not found", "check the path to the score matrix")
@@ -293,6 +294,11 @@ def read_matrix_file(path: str | Path, measure: str = "", include_baselines: boo
         except Exception as exc:  # noqa: BLE001 - report any reader failure as input error
             raise InputError(path, None, f"not a readable Parquet file ({exc})",
                              "write the matrix with one numeric column per run") from None
+        if set(frame.columns) == {"unit", "run", "value"}:  # long form (ingest's matrix table)
+            if frame.height == 0:
+                raise InputError(path, None, "empty matrix", "provide at least one unit and one run")
+            return from_long(frame, "unit", "run", "value", measure=measure,
+                             include_baselines=include_baselines)
         unit_col = "unit" if "unit" in frame.columns else None
         bad = [c for c in frame.columns if c != unit_col and not frame[c].dtype.is_numeric()]
         if bad:
