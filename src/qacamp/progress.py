@@ -17,6 +17,12 @@ class Progress:
         self.start = time.monotonic()
         self._last = 0.0
 
+    def report(self, done: int, total: int) -> None:
+        """``progress(done, total)`` callback for the computing layers, whose
+        total is known only once they start."""
+        self.total = max(int(total), 1)
+        self.update(done)
+
     def update(self, done: int) -> None:
         if not self.enabled:
             return

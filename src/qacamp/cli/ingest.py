@@ -66,11 +66,6 @@ def run(args) -> int:
     name, campaign = _load(args)
     resolved = resolved_campaign(name, campaign, args.base_dir)
     bar = Progress(f"ingest {name}: run files read", 1)
-
-    def report(done: int, total: int) -> None:
-        bar.total = max(total, 1)
-        bar.update(done)
-
-    tabs = ingest_campaign(name, campaign, args.base_dir, progress=report)
+    tabs = ingest_campaign(name, campaign, args.base_dir, progress=bar.report)
     write_ingest(tabs, resolved, args.out)
     return 0

@@ -70,13 +70,8 @@ def _run_swap(args) -> int:
     m = _load(args)
     i, n = parse_shard(args.shard)
     bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
-
-    def report(done: int, total: int) -> None:
-        bar.total = max(total, 1)
-        bar.update(done)
-
     df = swap.swap_counts(m, parse_sizes(args.sizes), args.trials, args.seed, _seed_name(args, m),
-                          args.bin_width, args.bins, args.pairing, i, n, progress=report)
+                          args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
     write_parquet(df, args.out)
     return 0
 
