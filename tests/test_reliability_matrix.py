@@ -115,3 +115,22 @@ def test_read_matrix_file_csv_parquet_and_errors(tmp_path):
         read_matrix_file(short)
     with pytest.raises(InputError):
         read_matrix_file(tmp_path / "missing.csv")
+
+
+def test_cws_subset_scores_do_not_depend_on_batching():
+    """Shards compute different numbers of subsets at once; each subset's CWS
+    must come out bit-identical however many are computed together."""
+    import numpy as np
+
+    from qacamp.reliability.matrix import ScoreMatrix
+
+    rng = np.random.default_rng(5)
+    n_units, n_runs = 120, 9
+    m = ScoreMatrix(tuple(map(str, range(n_units))), tuple(f"r{i}" for i in range(n_runs)), "cws",
+                    right=rng.random((n_units, n_runs)) < 0.4,
+                    rank=rng.permuted(np.tile(np.arange(n_units), (n_runs, 1)), axis=1).T)
+    for c in (1, 5, 37, 60):
+        idx = np.stack([rng.choice(n_units, c, replace=False) for _ in range(23)])
+        together = m.subset_scores(idx)
+        one_by_one = np.concatenate([m.subset_scores(idx[i:i + 1]) for i in range(len(idx))])
+        assert np.array_equal(together, one_by_one)
