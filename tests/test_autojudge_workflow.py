@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp.ingest import ingest_campaign, resolved_campaign
 from qacamp.scoring import score_campaign
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-qa"
+DATA = SHARED_DATA / "trec-qa"
 
 
 @pytest.mark.skipif(not DATA.exists(), reason="../shared/data missing")

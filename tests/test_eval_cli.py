@@ -1,14 +1,14 @@
 """`qacamp eval`, `qacamp measures`, `qacamp score` end to end."""
 
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp.cli import main
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 GOLD = DATA / "qa4mre" / "QA4MRE-2013-Alzheimer-subset_GS.xml"
 
 RUN = """<output run_id="r1"><topic t_id="1"><reading-test r_id="1">

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp import tables
 from qacamp.errors import InputError
 from qacamp.readers import clef, matrix, pan, qa4mre
 
-DATA = Path(__file__).parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 needs_data = pytest.mark.skipif(not DATA.exists(), reason="shared data not available")
 
 

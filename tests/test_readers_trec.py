@@ -7,12 +7,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp import tables
 from qacamp.errors import InputError
 from qacamp.readers import answer_keys, trec_questions, trec_runs
 
-DATA = Path(__file__).parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 TREC = DATA / "trec-qa"
 needs_data = pytest.mark.skipif(not TREC.exists(), reason="shared data not available")
 

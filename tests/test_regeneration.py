@@ -4,7 +4,7 @@ JSON), and `snakemake` without --configfile plans the demo campaigns.
 
 Not compared: logs (they may hold timings and absolute paths), the DuckDB file
 (its views hold the absolute paths of the Parquet files, see
-``qacamp.scoring.write_duckdb``) and the ``git_commit`` field of
+``qacamp.io.write_duckdb``) and the ``git_commit`` field of
 ``manifest.json`` (it names the checkout, not the results).
 """
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import polars as pl
+from paths import SHARED_DATA
 
 from qacamp.cli import main
 
-WEB = "/work/shared/data/score-matrices/web2004.csv"
+WEB = str(SHARED_DATA / "score-matrices" / "web2004.csv")
 
 
 def test_cli_swap_shards_merge_fit(tmp_path):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp.errors import UsageError
 from qacamp.reliability import fit_swap, read_matrix_file, swap_counts
 from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.swap import draw_subsets, error_rates, merge_swap
 
-WEB = "/work/shared/data/score-matrices/web2004.csv"
+WEB = str(SHARED_DATA / "score-matrices" / "web2004.csv")
 
 
 def sim_matrix(n_units=300, mus=None, noise=0.3, seed=0):

@@ -6,7 +6,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from qacamp.scoring import OUT_SCHEMAS, score_campaign, write_scores
+from qacamp.io import write_scores
+from qacamp.scoring import OUT_SCHEMAS, runs_wide, score_campaign
 from qacamp.tables import SCHEMAS, conform, empty
 
 
@@ -164,7 +165,8 @@ def test_write_scores_and_duckdb(tmp_path: Path):
     ingest = tmp_path / "c" / "ingest"
     ingest.mkdir(parents=True)
     factoid_tables()["questions"].write_parquet(ingest / "questions.parquet")
-    write_scores(res, tmp_path / "c" / "scores", primary="adj", kind="trec-factoid")
+    write_scores({n: res[n] for n in OUT_SCHEMAS}, runs_wide(res["runs"], "adj", "trec-factoid"),
+                 tmp_path / "c" / "scores")
     csv = (tmp_path / "c" / "scores" / "runs.csv").read_text().splitlines()
     assert csv[0].startswith("run,accuracy,cws")
     assert csv[1].startswith("a,0.666667,")

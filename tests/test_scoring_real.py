@@ -1,16 +1,16 @@
 """Scoring on real public data (../shared/data)."""
 
-from pathlib import Path
 
 import polars as pl
 import pytest
+from paths import SHARED_DATA
 
 from qacamp.autojudge import compile_pattern, judge_runs, translate
 from qacamp.errors import InputError
 from qacamp.scoring import score_campaign
 from qacamp.tables import SCHEMAS, conform, empty
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 GOLD = DATA / "qa4mre" / "QA4MRE-2013-Alzheimer-subset_GS.xml"
 PATTERNS = DATA / "trec-qa" / "trec13patterns_factoid"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from paths import SHARED_DATA
 from workflow_util import qacamp, small_clef_campaign, snakemake
 
 pytestmark = pytest.mark.slow
@@ -140,7 +141,7 @@ def test_html_report_offline(own_campaign):
         assert needle in html, needle
 
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = SHARED_DATA
 
 
 @pytest.mark.skipif(not (SHARED / "score-matrices").exists(), reason="../shared/data missing")

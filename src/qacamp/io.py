@@ -75,3 +75,55 @@ def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 
 
 def read_parquet(path: str | Path) -> pl.DataFrame:
     return pl.read_parquet(path)
+
+
+def write_scores(frames: dict[str, pl.DataFrame], wide: pl.DataFrame, outdir: str | Path, *,
+                 ingest_dir: str | Path | None = None,
+                 db_path: str | Path | None = None) -> None:
+    """Write the scoring frames (``outcomes``, ``units``, ``runs``, ``dropped``) as
+    Parquet into ``outdir``, the wide run table ``wide`` as ``runs.csv`` (6
+    decimals) and ``campaign.duckdb`` (default: beside ``outdir``, i.e.
+    ``results/<campaign>/campaign.duckdb``) with one view per Parquet file of
+    ``ingest_dir`` (default ``outdir/../ingest``) and ``outdir``."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    for name, frame in frames.items():
+        write_parquet(frame, outdir / f"{name}.parquet")
+    write_csv(wide, outdir / "runs.csv", float_precision=6)
+    ingest = Path(ingest_dir) if ingest_dir is not None else outdir.parent / "ingest"
+    db = Path(db_path) if db_path is not None else outdir.parent / "campaign.duckdb"
+    write_duckdb(db, [ingest, outdir])
+
+
+def write_duckdb(db: str | Path, folders: list[Path]) -> None:
+    """A DuckDB file with one view per Parquet file in ``folders`` (view name = file
+    stem; later folders win on a clash).  Views use absolute paths (DuckDB resolves
+    relative paths against the process's working directory, not the db file), so
+    the database must be rebuilt if the results folder moves.  Written to a
+    temporary name and renamed into place."""
+    import duckdb
+
+    db = Path(db)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
+    # also the temporaries (and WAL) of an earlier writer killed before its cleanup
+    for p in db.parent.glob(f".{db.name}.*.tmp*"):
+        p.unlink(missing_ok=True)
+    views: dict[str, Path] = {}
+    for folder in folders:
+        if Path(folder).is_dir():
+            for f in sorted(Path(folder).glob("*.parquet")):
+                views[f.stem] = f.resolve()
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            for name, path in sorted(views.items()):
+                lit = str(path).replace("'", "''")
+                con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM read_parquet(\'{lit}\')')
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, db)
+    finally:
+        for p in (tmp, Path(str(tmp) + ".wal")):
+            p.unlink(missing_ok=True)

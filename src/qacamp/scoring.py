@@ -19,9 +19,7 @@ Output frames (docs/architecture.md, "Scoring outputs"):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -677,60 +675,3 @@ def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) ->
     # counts (n_right, tests_passed, ...) as integers, not 132.000000
     return (wide.select("run", *order).sort("run")
             .with_columns([pl.col(m).round(0).cast(pl.Int64) for m in counts]))
-
-
-def write_scores(result: Mapping[str, pl.DataFrame], outdir: str | Path, *,
-                 primary: str | None = None, kind: str | None = None,
-                 ingest_dir: str | Path | None = None,
-                 db_path: str | Path | None = None) -> None:
-    """Write outcomes/units/runs/dropped Parquet, runs.csv (primary set, scope all,
-    wide, 6 decimals) into ``outdir`` and ``campaign.duckdb`` (default: beside
-    ``outdir``, i.e. ``results/<campaign>/campaign.duckdb``) with one view per
-    Parquet file of ``ingest_dir`` (default ``outdir/../ingest``) and ``outdir``."""
-    from .io import write_csv, write_parquet
-
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    for name in OUT_SCHEMAS:
-        write_parquet(result[name], outdir / f"{name}.parquet")
-    runs = result["runs"]
-    present = sorted(runs[JS].unique().to_list())
-    js = primary if primary is not None else primary_set(kind or "", {}, present)
-    write_csv(runs_wide(runs, js, kind), outdir / "runs.csv", float_precision=6)
-    ingest = Path(ingest_dir) if ingest_dir is not None else outdir.parent / "ingest"
-    db = Path(db_path) if db_path is not None else outdir.parent / "campaign.duckdb"
-    write_duckdb(db, [ingest, outdir])
-
-
-def write_duckdb(db: str | Path, folders: list[Path]) -> None:
-    """A DuckDB file with one view per Parquet file in ``folders`` (view name = file
-    stem; later folders win on a clash).  Views use absolute paths (DuckDB resolves
-    relative paths against the process's working directory, not the db file), so
-    the database must be rebuilt if the results folder moves.  Written to a
-    temporary name and renamed into place."""
-    import duckdb
-
-    db = Path(db)
-    db.parent.mkdir(parents=True, exist_ok=True)
-    tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
-    # also the temporaries (and WAL) of an earlier writer killed before its cleanup
-    for p in db.parent.glob(f".{db.name}.*.tmp*"):
-        p.unlink(missing_ok=True)
-    views: dict[str, Path] = {}
-    for folder in folders:
-        if Path(folder).is_dir():
-            for f in sorted(Path(folder).glob("*.parquet")):
-                views[f.stem] = f.resolve()
-    try:
-        con = duckdb.connect(str(tmp))
-        try:
-            for name, path in sorted(views.items()):
-                lit = str(path).replace("'", "''")
-                con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM read_parquet(\'{lit}\')')
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        os.replace(tmp, db)
-    finally:
-        for p in (tmp, Path(str(tmp) + ".wal")):
-            p.unlink(missing_ok=True)

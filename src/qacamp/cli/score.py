@@ -19,7 +19,8 @@ def run(args) -> int:
     import polars as pl
 
     from ..errors import InputError
-    from ..scoring import primary_set, score_campaign, write_scores
+    from ..io import write_scores
+    from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
     from ..tables import SCHEMAS, conform, empty
 
     ingest = Path(args.ingest)
@@ -38,6 +39,7 @@ def run(args) -> int:
     result = score_campaign(kind, tables, campaign)
     present = sorted(result["runs"]["judgment_set"].unique().to_list())
     flat = dict(campaign.get("options") or {}) | campaign
-    write_scores(result, args.out, primary=primary_set(kind, flat, present), kind=kind,
-                 ingest_dir=ingest)
+    primary = primary_set(kind, flat, present)
+    write_scores({name: result[name] for name in OUT_SCHEMAS},
+                 runs_wide(result["runs"], primary, kind), args.out, ingest_dir=ingest)
     return 0
