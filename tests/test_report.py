@@ -33,7 +33,7 @@ QA_COUNTS = {
     "team_a%1": (20, 10, 10, 4),
     "b&c_run": (18, 22, 0, 0),
     "zeta": (12, 8, 20, 5),
-    "baseline:always-noa": (0, 0, 40, 0),
+    "baseline:always-nca": (0, 0, 40, 0),
     "baseline:random-expected": (8, 32, 0, 0),
 }
 TOPICS = {"T1": ("1_1", "1_2"), "T2": ("2_1", "2_2")}
@@ -349,7 +349,7 @@ def test_number_formats_are_fixed():
 def test_markdown_blocks():
     md = to_markdown(T.run_table(qa_runs(), "qa4mre", "gold"))
     runs_part, base_part = md.split("**Baselines**")
-    assert "baseline:" not in runs_part and "baseline:always-noa" in base_part
+    assert "baseline:" not in runs_part and "baseline:always-nca" in base_part
     assert "team\\_a%1" in runs_part
 
 

@@ -134,11 +134,18 @@ def test_series_scores_2004():
     #   0.67*1 + 0.33*1 = 1.0
     assert val(res, "a", "series_score", "series", "2") == pytest.approx(1.0)
     assert val(res, "a", "series_score") == pytest.approx((s1 + 1.0) / 2)
-    # accuracy over non-dropped factoid questions: 2 of 3
-    assert val(res, "a", "accuracy") == pytest.approx(2 / 3)
-    # type score: 0.5*2/3 + 0.25*(1/3) + 0.25*mean(f1, 1)
-    assert val(res, "a", "type_score") == pytest.approx(0.5 * 2 / 3 + 0.25 / 3
+    # series 3 is left out of the series score only: its factoid question 3.1 still
+    # counts (Voorhees 2005 counts "212 of the 230 factoid questions", all of them):
+    # accuracy over the 4 judged factoid questions = 3 of 4
+    assert val(res, "a", "accuracy") == pytest.approx(3 / 4)
+    assert ("adj", "question", "3.1") not in dropped.select("judgment_set", "scope", "unit").rows()
+    # type score (whole test set): 0.5*3/4 + 0.25*(1/3) + 0.25*mean(f1, 1)
+    assert val(res, "a", "type_score") == pytest.approx(0.5 * 3 / 4 + 0.25 / 3
                                                         + 0.25 * (f1 + 1) / 2)
+    # the left-out series has component rows but no series score
+    assert val(res, "a", "accuracy", "series", "3") == 1.0
+    assert res["runs"].filter((pl.col("measure") == "series_score") & (pl.col("unit") == "3")
+                              ).height == 0
     u = res["units"].filter(pl.col("measure") == "other_precision").sort("unit")
     assert u["value"].to_list() == pytest.approx([2 / 3, 1.0])
 

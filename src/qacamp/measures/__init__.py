@@ -59,13 +59,14 @@ REGISTRY: dict[str, Measure] = {m.name: m for fam in FAMILIES for m in fam.MEASU
 
 #: Measures reported for each campaign kind (runs-table order).
 KIND_MEASURES: dict[str, tuple[str, ...]] = {
-    "trec-factoid": ("accuracy", "cws", "mrr", "nil_precision", "nil_recall",
+    "trec-factoid": ("accuracy", "cws", "mrr", "mrr_lenient", "accuracy_lenient",
+                     "accuracy_local", "nil_precision", "nil_recall",
                      "list_precision", "list_recall", "list_f",
                      "other_recall", "other_precision", "other_f",
                      "other_pyramid_recall", "other_pyramid_f", "type_score",
                      "n_right", "n_wrong"),
-    "trec-series": ("series_score", "type_score", "accuracy", "cws", "mrr", "nil_precision",
-                    "nil_recall", "list_precision", "list_recall", "list_f",
+    "trec-series": ("series_score", "type_score", "accuracy", "cws", "mrr", "mrr_lenient",
+                    "accuracy_lenient", "accuracy_local", "nil_precision", "nil_recall", "list_precision", "list_recall", "list_f",
                     "other_recall", "other_precision", "other_f",
                     "other_pyramid_recall", "other_pyramid_f", "n_right", "n_wrong"),
     "qa4mre": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",

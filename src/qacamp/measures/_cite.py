@@ -12,3 +12,10 @@ PYRAMID = ("Lin & Demner-Fushman 2006, Will Pyramids Built of Nuggets Topple Ove
            "HLT-NAACL 2006; official in TREC 2007 (Dang, Kelly & Lin 2007)")
 QA4MRE = ("Peñas et al. 2013, QA4MRE 2011-2013: Overview of Question Answering for "
           "Machine Reading Evaluation, CLEF 2013")
+TREC2006_LOCAL = ("Dang, Lin & Kelly 2006, Overview of the TREC 2006 Question Answering Track; "
+                  "Dang, Kelly & Lin 2007, Overview of the TREC 2007 Question Answering Track "
+                  "(globally vs only locally correct answers)")
+TREC2004_OTHER = ("Voorhees 2005 (TREC 2004): F(beta=3), 'nugget recall three times as important "
+                  "as nugget precision'; TREC 2003 definition questions used beta = 5")
+TREC2007 = ("TREC 2007 QA track guidelines: 'the official scores for the Other questions will "
+            "be computed using multiple assessors' judgments'")

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from ..aggregate import group_agg
 from . import Measure
-from ._cite import TREC8, TREC2002
+from ._cite import TREC8, TREC2002, TREC2006_LOCAL
 
 MEASURES = (
     Measure("accuracy", "factoid", "Share of questions answered right (strict: U and X are wrong; "
@@ -25,6 +26,14 @@ MEASURES = (
     Measure("mrr", "factoid", "Mean reciprocal rank of the first right answer among the "
             "question's ranked answers (item number = rank), 0 if none.",
             "mean_q 1/rank_q (0 if no right answer)", TREC8, "mean"),
+    Measure("mrr_lenient", "factoid", "Mean reciprocal rank counting unsupported answers (U) "
+            "as right, as TREC 8-10 'lenient' judging did.",
+            "mean_q 1/rank_q of the first R or U answer (0 if none)", TREC8, "mean"),
+    Measure("accuracy_lenient", "factoid", "Share of questions whose (first) answer is judged "
+            "right or unsupported (lenient judging).", "(R + U) / n", TREC8, "mean"),
+    Measure("accuracy_local", "factoid", "Share of questions whose (first) answer is judged "
+            "globally or only locally correct (TREC 2006-2007 'locally correct' judgments, "
+            "wrong in the official accuracy).", "(R + L) / n", TREC2006_LOCAL, "mean"),
     Measure("nil_precision", "factoid", "Of the NIL responses returned, the share judged right; "
             "0 when no NIL was returned.",
             "NIL returned & right / NIL returned", TREC2002, "counts"),
@@ -44,11 +53,10 @@ def cws(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ("rank", "
     among the first i (Voorhees 2003).
     """
     keys = list(keys)
-    ranked = df.sort([*keys, *order], nulls_last=True)
-    return (ranked.with_columns(
+    ranked = df.sort([*keys, *order], nulls_last=True, maintain_order=True).with_columns(
         (pl.col(correct).cum_sum().over(keys)
          / (pl.int_range(pl.len()).over(keys) + 1)).alias("_prec"))
-        .group_by(keys, maintain_order=True).agg(pl.col("_prec").mean().alias("cws")))
+    return group_agg(ranked, keys, order, means=["_prec"]).rename({"_prec": "cws"})
 
 
 def reciprocal_rank(items: pl.DataFrame, keys: Sequence[str], rank: str = "item",

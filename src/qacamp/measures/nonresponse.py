@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from ..aggregate import group_agg
 from . import Measure
 from ._cite import C_AT_1, QA4MRE
 
@@ -57,16 +58,18 @@ def outcome_indicators(outcome: pl.Expr) -> list[pl.Expr]:
             for code in ("R", "W", "UR", "UW", "UE")]
 
 
-def aggregate(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+def aggregate(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) -> pl.DataFrame:
     """Counts and non-response measures per group ``keys``.
 
     ``df`` has one row per question with the float outcome columns r, w, ur,
     uw, ue (0/1, or probabilities for an expected-value run).  Also returns
-    ``accuracy`` = nR / n.
+    ``accuracy`` = nR / n.  ``order`` (e.g. the question id) fixes the order in
+    which each group's values are added (:func:`qacamp.aggregate.group_agg`),
+    so fractional counts give the same bits on every run.
     """
     keys = list(keys)
-    sums = df.group_by(keys, maintain_order=True).agg(
-        *[pl.col(c).sum().alias(f"n_{c}") for c in OUTCOME_COLUMNS])
+    sums = group_agg(df, keys, order, sums=OUTCOME_COLUMNS).rename(
+        {c: f"n_{c}" for c in OUTCOME_COLUMNS})
     nr, nw, nur, nuw, nue = (pl.col(f"n_{c}") for c in OUTCOME_COLUMNS)
     nu = nur + nuw + nue
     n = nr + nw + nu

@@ -4,7 +4,10 @@ recall R = vital nuggets matched / vital nuggets; allowance = 100 non-white-spac
 characters per matched nugget (vital or okay); length = non-white-space
 characters of all response strings; precision P = 1 if length < allowance,
 else 1 - (length - allowance) / length; F = (beta^2 + 1) P R / (beta^2 P + R)
-with beta = 3 (trec_eval's set_F parameter is beta^2, not beta).  Pyramid
+with beta = 3 from TREC 2004 on (Voorhees 2005: "the F measure with nugget
+recall three times as important as nugget precision") and beta = 5 for the
+TREC 2003 definition questions (``beta: 5``, set by the ``trec2003`` preset);
+trec_eval's set_F parameter is beta^2, not beta.  Pyramid
 (2006-2007, Lin & Demner-Fushman 2006): recall = sum of matched nuggets'
 weights / sum of all nuggets' weights, same precision.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from . import Measure
-from ._cite import PYRAMID, TREC2003
+from ._cite import PYRAMID, SERIES, TREC2003
 
 ALLOWANCE = 100
 BETA = 3.0
@@ -26,8 +29,10 @@ MEASURES = (
     Measure("other_precision", "other", "Length-based nugget precision.",
             "1 if length < allowance else 1 - (length - allowance) / length; "
             "allowance = 100 * matched nuggets", TREC2003, "mean", parameters=_P),
-    Measure("other_f", "other", "Nugget F(beta=3), recall weighted 3 times precision.",
-            "(b^2 + 1) P R / (b^2 P + R), b = 3", TREC2003, "mean", parameters=_P),
+    Measure("other_f", "other", "Nugget F(beta): beta = 3 from TREC 2004 on (recall three "
+            "times as important as precision), 5 for TREC 2003 definition questions.",
+            "(b^2 + 1) P R / (b^2 P + R); b = 3 (2004-2007), 5 (2003)",
+            f"{SERIES} (beta = 3); {TREC2003} (beta = 5)", "mean", parameters=_P),
     Measure("other_pyramid_recall", "other", "Pyramid nugget recall (weights from several "
             "assessors' vital votes).", "sum matched weights / sum all weights", PYRAMID,
             "mean"),
@@ -51,6 +56,8 @@ def per_question(df: pl.DataFrame, allowance: int = ALLOWANCE, beta: float = BET
 
     Precision is 1 if length < allowance, else 1 - (length - allowance) /
     length (at equality this is 1); length = allowance = 0 gives 0 (0/0).
+    Recall (and F) is null without vital nuggets, the pyramid variants without
+    weights: not computable, never 0.
     """
     length = pl.col("length").cast(pl.Float64)
     allow = (allowance * pl.col("matched")).cast(pl.Float64)
@@ -58,14 +65,15 @@ def per_question(df: pl.DataFrame, allowance: int = ALLOWANCE, beta: float = BET
                  .when(length > 0).then(1.0 - (length - allow) / length)
                  .otherwise(0.0))
     recall = pl.when(pl.col("vital_total") > 0).then(
-        pl.col("vital_matched") / pl.col("vital_total")).otherwise(0.0)
+        pl.col("vital_matched") / pl.col("vital_total")).otherwise(None)
     pyr = pl.when(pl.col("weight_total") > 0).then(
         pl.col("weight_matched") / pl.col("weight_total")).otherwise(None)
     out = df.with_columns(precision.alias("other_precision"), recall.alias("other_recall"),
                           pyr.alias("other_pyramid_recall"))
     p = pl.col("other_precision")
     return out.with_columns(
-        f_beta(p, pl.col("other_recall"), beta).alias("other_f"),
+        pl.when(pl.col("other_recall").is_not_null())
+        .then(f_beta(p, pl.col("other_recall"), beta)).otherwise(None).alias("other_f"),
         pl.when(pl.col("other_pyramid_recall").is_not_null())
         .then(f_beta(p, pl.col("other_pyramid_recall"), beta)).otherwise(None)
         .alias("other_pyramid_f"))

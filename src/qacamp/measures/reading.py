@@ -1,8 +1,18 @@
-"""Reading perspective (QA4MRE; Peñas et al. 2013, CLEF 2013 overview).
+"""Reading perspective (QA4MRE; Penas et al. 2013, CLEF 2013 overview).
 
 c@1 per reading test and per topic (recomputed from counts); median, mean and
-standard deviation (population, ddof = 0) of the reading tests' c@1 per topic
-and overall; tests passed = reading tests with c@1 >= pass threshold (0.5).
+standard deviation of the reading tests' c@1 per topic and overall ("Median,
+average and standard deviation of c@1 scores at test level, grouped by
+topic"); tests passed = reading tests whose c@1 passes the threshold.
+
+Two choices the overview leaves open, both options:
+
+- the pass rule: section 5.3 says "passes a test ... if it achieves a score
+  equal or higher than 0.5" (``pass_rule: at_least``, the default) while
+  section 5.2 says passing "requires obtaining more than 0.5 of c@1"
+  (``pass_rule: more_than``);
+- the standard deviation's ddof: population (``test_std_ddof: 0``, default)
+  or sample (``1``); the overview does not say which it printed.
 """
 
 from __future__ import annotations
@@ -11,33 +21,65 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from ..aggregate import group_agg
 from . import Measure
 from ._cite import QA4MRE
 
 PASS_THRESHOLD = 0.5
+PASS_RULE = "at_least"
+STD_DDOF = 0
+#: c@1 values are ratios of small counts; compare with this tolerance
+_TOL = 1e-12
 
 MEASURES = (
     Measure("test_c_at_1_median", "reading", "Median of the reading tests' c@1 (per topic and "
             "overall).", "median_t c@1(t)", QA4MRE, "set", unit="test"),
     Measure("test_c_at_1_mean", "reading", "Mean of the reading tests' c@1.", "mean_t c@1(t)",
             QA4MRE, "set", unit="test"),
-    Measure("test_c_at_1_std", "reading", "Population standard deviation of the reading tests' "
-            "c@1.", "sqrt(mean_t (c@1(t) - mean)^2)", QA4MRE, "set", unit="test",
-            higher_is_better=False),
-    Measure("tests_passed", "reading", "Reading tests passed (c@1 >= threshold).",
+    Measure("test_c_at_1_std", "reading", "Standard deviation of the reading tests' c@1 "
+            "(population by default; test_std_ddof: 1 for the sample std).",
+            "sqrt(sum_t (c@1(t) - mean)^2 / (T - ddof))", QA4MRE, "set", unit="test",
+            higher_is_better=False, parameters=(("test_std_ddof", STD_DDOF),)),
+    Measure("tests_passed", "reading", "Reading tests passed (c@1 >= threshold; "
+            "pass_rule: more_than for c@1 > threshold).",
             "#{t : c@1(t) >= threshold}", QA4MRE, "set", unit="test",
-            parameters=(("pass_threshold", PASS_THRESHOLD),), integer=True),
+            parameters=(("pass_threshold", PASS_THRESHOLD), ("pass_rule", PASS_RULE)),
+            integer=True),
     Measure("tests", "reading", "Reading tests scored.", "#tests", QA4MRE, "set", unit="test",
             integer=True),
 )
 
 
+def passes(value: pl.Expr, threshold: float = PASS_THRESHOLD, rule: str = PASS_RULE) -> pl.Expr:
+    """Whether a test's c@1 passes: ``>= threshold`` (at_least) or ``> threshold``
+    (more_than), with a 1e-12 tolerance for ratios like 5/10."""
+    if rule == "more_than":
+        return value > threshold + _TOL
+    return value >= threshold - _TOL
+
+
 def test_stats(df: pl.DataFrame, keys: Sequence[str], threshold: float = PASS_THRESHOLD,
-               value: str = "c_at_1") -> pl.DataFrame:
-    """Statistics of the per-test ``value`` (one row per reading test) per group ``keys``."""
+               rule: str = PASS_RULE, ddof: int = STD_DDOF, value: str = "c_at_1",
+               order: Sequence[str] = ()) -> pl.DataFrame:
+    """Statistics of the per-test ``value`` (one row per reading test) per group
+    ``keys``; ``order`` makes the tests of a group unique (fixed summation order)."""
+    keys = list(keys)
     v = pl.col(value)
-    return df.group_by(list(keys), maintain_order=True).agg(
-        v.median().alias("test_c_at_1_median"), v.mean().alias("test_c_at_1_mean"),
-        v.std(ddof=0).alias("test_c_at_1_std"),
-        (v >= threshold - 1e-12).sum().cast(pl.Float64).alias("tests_passed"),
-        pl.len().cast(pl.Float64).alias("tests"))
+    base = df.with_columns(v.cast(pl.Float64).alias("_v"),
+                           passes(v, threshold, rule).cast(pl.Float64).alias("_pass"))
+    agg = group_agg(base, keys, order, sums=["_pass"], means=["_v"], count="_n")
+    dev = base.join(agg.select(*keys, pl.col("_v").alias("_m")), on=keys, how="left",
+                    nulls_equal=True).with_columns(((pl.col("_v") - pl.col("_m")) ** 2).alias("_d2"))
+    ss = group_agg(dev, keys, order, sums=["_d2"])
+    med = base.group_by(keys).agg(pl.col("_v").median().alias("test_c_at_1_median"))
+    out = agg.join(ss, on=keys, how="left", nulls_equal=True).join(med, on=keys, how="left",
+                                                                    nulls_equal=True)
+    denom = pl.col("_n") - ddof
+    return out.select(
+        *keys, "test_c_at_1_median", pl.col("_v").alias("test_c_at_1_mean"),
+        pl.when(denom > 0).then((pl.col("_d2") / denom).sqrt()).otherwise(None)
+        .alias("test_c_at_1_std"),
+        pl.col("_pass").alias("tests_passed"), pl.col("_n").cast(pl.Float64).alias("tests"))
+
+
+__all__ = ["MEASURES", "PASS_THRESHOLD", "PASS_RULE", "STD_DDOF", "passes", "test_stats"]

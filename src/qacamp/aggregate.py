@@ -1,0 +1,65 @@
+"""Deterministic group sums and means of float columns.
+
+Floating-point addition is not associative, so a sum over a group depends on
+the order in which its values are added.  polars' multi-threaded ``group_by``
+adds partial sums in an order that changes from run to run, which made the
+last bits of list, Other and series scores differ between two runs of the same
+campaign.  Every float aggregation of the scoring goes through
+:func:`group_agg` instead: rows are sorted by the group keys and a tie-breaking
+``order`` (e.g. the question id, unique within a group), and each group's
+values are added by ``numpy.add.reduceat`` over that fixed order.  The same
+input therefore always gives the same bits, whatever the thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+
+def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
+              sums: Sequence[str] = (), means: Sequence[str] = (),
+              count: str | None = None) -> pl.DataFrame:
+    """One row per group of ``keys`` (in sorted key order) with the sum of each
+    column of ``sums`` and the mean of each column of ``means`` (nulls ignored;
+    a group without a non-null value gets a null mean), plus the group's row
+    count as column ``count`` if given.
+
+    ``order`` are extra sort columns that make the rows of a group unique, so
+    that the addition order does not depend on the input order.  A column is
+    either summed or averaged, not both.
+    """
+    keys, order = list(keys), list(order)
+    overlap = set(sums) & set(means)
+    if overlap:
+        raise ValueError(f"columns both summed and averaged: {sorted(overlap)}")
+    out_schema = {k: df.schema[k] for k in keys}
+    out_schema.update({c: pl.Float64 for c in [*sums, *means]})
+    if count:
+        out_schema[count] = pl.Int64
+    if df.height == 0:
+        return pl.DataFrame(schema=out_schema)
+    srt = df.sort([*keys, *order], nulls_last=True, maintain_order=True)
+    if keys:
+        ids = srt.select(pl.struct(keys).rle_id()).to_series().to_numpy()
+        starts = np.flatnonzero(np.diff(ids, prepend=-1))
+    else:
+        starts = np.array([0], np.int64)
+    cols: dict[str, pl.Series] = {k: srt[k].gather(starts) for k in keys}
+    ends = np.append(starts[1:], srt.height)
+    for c in [*sums, *means]:
+        s = srt[c].cast(pl.Float64)
+        v = s.fill_null(0.0).to_numpy()
+        total = np.add.reduceat(v, starts)
+        if c in means:
+            n = np.add.reduceat(s.is_not_null().to_numpy().astype(np.int64), starts)
+            mean = pl.Series(c, total / np.maximum(n, 1), dtype=pl.Float64)
+            empty_groups = np.flatnonzero(n == 0)
+            cols[c] = mean.scatter(empty_groups, None) if empty_groups.size else mean
+        else:
+            cols[c] = pl.Series(c, total, dtype=pl.Float64)
+    if count:
+        cols[count] = pl.Series(count, ends - starts, dtype=pl.Int64)
+    return pl.DataFrame(cols).select(list(out_schema)).cast(out_schema)

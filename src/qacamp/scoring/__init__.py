@@ -1,0 +1,98 @@
+"""Scoring: canonical ingest tables -> outcomes / units / runs / dropped score tables.
+
+:func:`score_campaign` is the one code path used by the workflow (``qacamp
+score``) and by ``qacamp eval``.  It is pure (frames in, frames out); writing
+is :func:`qacamp.io.write_scores`.  One module per step:
+
+- :mod:`.options`: the campaign's options and their year rules;
+- :mod:`.judged`: which units each judgment set scores, which it drops;
+- :mod:`.outcomes` (+ :mod:`.baselines`): outcomes of question-level responses;
+- :mod:`.questions`: question-level scores (c@1, accuracy, CWS, NIL, MRR,
+  reading perspective);
+- :mod:`.lists`, :mod:`.other`: list and Other (nugget) questions;
+- :mod:`.series`: series and question-type aggregation;
+- :mod:`.frames`: output schemas, canonical order, the wide run table.
+
+Every decision about missing responses, NIL, unjudged units and empty
+denominators is in ``docs/semantics.md``; the measures themselves in
+:mod:`qacamp.measures`.  Output frames: :data:`.frames.OUT_SCHEMAS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from ..aggregate import group_agg
+from ..tables import SCHEMAS, empty
+from .baselines import (
+    BASELINE_EXPECTED,
+    BASELINE_NCA,
+    BASELINE_NOTHING,
+    BASELINE_SEEDED,
+    BASELINES,
+)
+from .context import build_context
+from .frames import JS, OUT_SCHEMAS, OUT_SORT, SCOPES, Collector, concat_sorted, runs_wide
+from .judged import judged_units
+from .lists import list_scores
+from .options import DEFAULT_SET, KINDS, primary_set, resolve_options
+from .other import other_scores
+from .outcomes import question_outcomes
+from .questions import question_scores
+from .series import series_scores, type_scores
+
+
+def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
+                   options: Mapping[str, Any] | None = None) -> dict[str, pl.DataFrame]:
+    """Score every run of a campaign with every measure of its kind, at every scope,
+    for every judgment set present.
+
+    ``tables``: the canonical ingest tables (:data:`qacamp.tables.SCHEMAS`;
+    absent ones are taken as empty).  ``options``: the resolved campaign dict
+    (kind, year, weights, other_score, beta, skip, primary, pass_threshold,
+    pass_rule, test_std_ddof, baseline_seed, main_questions, max_rank;
+    ``run_names`` lists runs that must be scored even without any response).
+
+    Returns ``{"outcomes", "units", "runs", "dropped"}`` with the schemas of
+    :data:`OUT_SCHEMAS`, rows in canonical order; the same input gives the
+    same bits on every run.
+    """
+    opts = resolve_options(kind, options)
+    t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
+         for name in SCHEMAS}
+    out = Collector(kind)
+    if kind == "score-matrix":
+        _score_matrix(t["matrix"], opts, out)
+        return out.finish()
+    ctx = build_context(kind, t, opts)
+    judged = judged_units(ctx, out)
+    qf = None
+    if judged.question.height:
+        grid, enums, multi = question_outcomes(ctx, judged.question)
+        qf = question_scores(ctx, grid, enums, multi, out)
+    lf = list_scores(ctx, judged.lists, out)
+    of = other_scores(ctx, judged.other, out)
+    if kind.startswith("trec"):
+        type_scores(ctx, qf, lf, of, out)
+    if kind == "trec-series":
+        series_scores(ctx, qf, lf, of, judged, out)
+    return out.finish()
+
+
+def _score_matrix(matrix: pl.DataFrame, opts: dict, out: Collector) -> None:
+    """A score matrix: per-unit rows as given, run score = mean over units."""
+    measure = str(opts.get("measure", "score"))
+    labelled = matrix.with_columns(pl.lit("matrix").alias(JS))
+    out.units.append(labelled.select(JS, "run", pl.lit(measure).alias("measure"), "unit",
+                                     "value"))
+    means = group_agg(labelled, [JS, "run"], ["unit"], means=["value"]).rename(
+        {"value": measure})
+    out.add(means, "all", "all")
+
+
+__all__ = ["BASELINES", "BASELINE_EXPECTED", "BASELINE_NCA", "BASELINE_NOTHING",
+           "BASELINE_SEEDED", "DEFAULT_SET", "KINDS", "OUT_SCHEMAS", "OUT_SORT", "SCOPES",
+           "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_campaign"]

@@ -1,0 +1,52 @@
+"""What every scoring step reads: the campaign's tables, its options, its
+judgment sets and runs, and the questions with their auxiliary flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from .frames import JS
+from .options import primary_set
+
+
+@dataclass(frozen=True)
+class Context:
+    kind: str
+    t: dict[str, pl.DataFrame]
+    opts: dict
+    questions: pl.DataFrame  # the questions table plus a boolean ``aux``
+    sets: list[str]
+    runs: list[str]
+
+    @property
+    def sets_df(self) -> pl.DataFrame:
+        return pl.DataFrame({JS: self.sets}, schema={JS: pl.String})
+
+    @property
+    def runs_df(self) -> pl.DataFrame:
+        return pl.DataFrame({"run": self.runs}, schema={"run": pl.String})
+
+    def skipped(self, component: str) -> bool:
+        """True when the config skips a component (``skip: [list]``)."""
+        return component in self.opts["skip"]
+
+
+def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:
+    """Judgment sets = those named by any judgment or nugget match (else the
+    primary set); runs = those with a response plus ``run_names``; QA4MRE
+    auxiliary questions = ``auxiliary_of`` set or question number >
+    ``main_questions``."""
+    q = t["questions"]
+    aux = pl.col("auxiliary_of").is_not_null()
+    if kind == "qa4mre":
+        num = pl.col("qid").str.extract(r"(\d+)$").cast(pl.Int64, strict=False)
+        aux = aux | (num > int(opts["main_questions"])).fill_null(False)
+    questions = q.with_columns(aux.alias("aux"))
+    sets = set(t["judgments"][JS].drop_nulls().unique().to_list())
+    sets |= set(t["nugget_matches"][JS].drop_nulls().unique().to_list())
+    if not sets:
+        sets = {primary_set(kind, opts, [])}
+    runs = set(t["responses"]["run"].unique().to_list()) | set(opts.get("run_names") or [])
+    return Context(kind, t, opts, questions, sorted(sets), sorted(r for r in runs if r is not None))

@@ -1,0 +1,168 @@
+"""Output frames of the scoring: schemas, canonical order, the collector the
+steps write into, and the wide run table.
+
+- ``outcomes``: judgment_set, run, qid, rank (Int32), answered (bool), outcome
+  (R, W, UR, UW, UE) for question-level questions (FACTOID, QA, MC,
+  VERIFICATION), main questions only;
+- ``units``: judgment_set, run, measure, unit (qid), value;
+- ``runs``: judgment_set, run, measure, scope (all, qtype, series, topic, test),
+  unit, value;
+- ``dropped``: judgment_set, scope, unit, reason.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from .. import measures
+
+JS = "judgment_set"
+SCOPES = ("all", "qtype", "series", "topic", "test")
+
+OUT_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "outcomes": {JS: pl.String, "run": pl.String, "qid": pl.String,
+                 "rank": pl.Int32, "answered": pl.Boolean, "outcome": pl.String},
+    "units": {JS: pl.String, "run": pl.String, "measure": pl.String,
+              "unit": pl.String, "value": pl.Float64},
+    "runs": {JS: pl.String, "run": pl.String, "measure": pl.String,
+             "scope": pl.String, "unit": pl.String, "value": pl.Float64},
+    "dropped": {JS: pl.String, "scope": pl.String, "unit": pl.String, "reason": pl.String},
+}
+OUT_SORT = {
+    "outcomes": [JS, "run", "qid"],
+    "units": [JS, "run", "measure", "unit"],
+    "runs": [JS, "run", "scope", "unit", "measure"],
+    "dropped": [JS, "scope", "unit"],
+}
+
+
+class Collector:
+    """What the scoring steps produce: outcome rows, per-unit rows, wide score
+    frames (one column per measure at a scope) and dropped-unit rows."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.outcomes: list[pl.DataFrame] = []
+        self.units: list[pl.DataFrame] = []
+        self.wide: list[pl.DataFrame] = []
+        self.dropped: list[pl.DataFrame] = []
+
+    def add(self, df: pl.DataFrame, scope: str, unit: pl.Expr | str) -> None:
+        """A wide frame (judgment_set, run, measure columns...) at ``scope``;
+        ``unit`` is a constant or an expression over ``df``."""
+        if isinstance(unit, str):
+            unit_expr = pl.lit(unit, dtype=pl.Enum([unit]))
+        elif isinstance(df.schema.get("unit"), pl.Enum):
+            unit_expr = unit
+        else:
+            unit_expr = unit.cast(pl.String)
+        self.wide.append(df.with_columns(pl.lit(scope, dtype=pl.Enum([scope])).alias("scope"),
+                                         unit_expr.alias("unit")))
+
+    def unit_rows(self, df: pl.DataFrame, cols: list[str]) -> None:
+        """Per-question rows (unit = qid) of the measures ``cols``."""
+        if not df.height:
+            return
+        for c in cols:
+            long = df.select(JS, "run", pl.col("qid").alias("unit"),
+                             pl.lit(c, dtype=pl.Enum([c])).alias("measure"),
+                             pl.col(c).alias("value"))
+            self.units.append(long.filter(pl.col("value").is_not_null()))
+
+    def drop(self, df: pl.DataFrame, scope: str, reason: str | pl.Expr) -> None:
+        """Dropped units: ``df`` has columns judgment_set and unit."""
+        if df.height:
+            r = pl.lit(reason) if isinstance(reason, str) else reason
+            self.dropped.append(df.select(JS, pl.lit(scope).alias("scope"),
+                                          pl.col("unit").cast(pl.String), r.alias("reason")))
+
+    def finish(self) -> dict[str, pl.DataFrame]:
+        """The four output frames, cast to :data:`OUT_SCHEMAS`, in canonical order."""
+        # the kind's measures (registry order); a kind without a fixed list (score
+        # matrices) keeps every column
+        allowed = set(measures.KIND_MEASURES.get(self.kind, ())) or None
+        longs = []
+        for w in self.wide:
+            for c in [c for c in w.columns if allowed is None or c in allowed]:
+                if c in (JS, "run", "scope", "unit"):
+                    continue
+                longs.append(w.select(JS, "run", "scope", "unit",
+                                      pl.lit(c, dtype=pl.Enum([c])).alias("measure"),
+                                      pl.col(c).cast(pl.Float64).alias("value"))
+                             .filter(pl.col("value").is_not_null() & pl.col("unit").is_not_null()))
+        units = [u for u in self.units
+                 if allowed is None or set(u.schema["measure"].categories.to_list()) & allowed]
+        parts = {"outcomes": self.outcomes, "units": units, "runs": longs,
+                 "dropped": self.dropped}
+        return {name: concat_sorted([f for f in parts[name] if f.height], schema, OUT_SORT[name])
+                for name, schema in OUT_SCHEMAS.items()}
+
+
+def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
+                  keys: list[str]) -> pl.DataFrame:
+    """Concatenate ``frames`` (cast to ``schema``) sorted by the string ``keys``
+    (lexical, nulls last).  Large inputs are sorted on integer codes: Enum key
+    columns are remapped through their categories (no string hashing), String
+    ones cast to an Enum of the union of distinct values; strings are attached
+    only after the sort."""
+    def plain() -> pl.DataFrame:
+        fs = [f.select([pl.col(c).cast(d) for c, d in schema.items()]) for f in frames]
+        return pl.concat(fs) if fs else pl.DataFrame(schema=schema)
+
+    if sum(f.height for f in frames) < 100_000:
+        return plain().sort(keys, nulls_last=True, maintain_order=True)
+    cats: dict[str, list[str]] = {}
+    for c in keys:
+        vals: set[str] = set()
+        for f in frames:
+            dt = f.schema[c]
+            if isinstance(dt, pl.Enum):
+                vals.update(dt.categories.to_list())
+            else:
+                vals.update(f[c].cast(pl.String).drop_nulls().unique().to_list())
+        cats[c] = sorted(vals)
+    radix = 1
+    for v in cats.values():
+        radix *= len(v) + 1
+    if radix >= 2**63:
+        return plain().sort(keys, nulls_last=True, maintain_order=True)
+    coded = []
+    for f in frames:
+        exprs = []
+        for c in keys:
+            dt = f.schema[c]
+            if isinstance(dt, pl.Enum):
+                index = {v: i for i, v in enumerate(cats[c])}
+                m = np.array([index[v] for v in dt.categories.to_list()], np.uint32)
+                e = pl.lit(pl.Series(m)).gather(pl.col(c).to_physical())
+            else:
+                e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
+            exprs.append(e.cast(pl.UInt32).alias(c))
+        coded.append(f.select(*exprs, *[pl.col(c).cast(d) for c, d in schema.items()
+                                        if c not in keys]))
+    df = pl.concat(coded)
+    key = pl.lit(0, pl.UInt64)
+    for c in keys:
+        n = len(cats[c])
+        key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
+    df = df.sort(key, maintain_order=True)
+    return df.select([pl.lit(pl.Series(cats[c], dtype=pl.String)).gather(pl.col(c)).alias(c)
+                      if c in keys else pl.col(c) for c in schema])
+
+
+def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) -> pl.DataFrame:
+    """The run-level table (scope ``all``) of one judgment set, one column per measure
+    (registry order), one row per run."""
+    sub = runs.filter((pl.col(JS) == judgment_set) & (pl.col("scope") == "all"))
+    present = set(sub["measure"].unique().to_list())
+    order = [m for m in (measures.KIND_MEASURES.get(kind or "", ()) or measures.REGISTRY)
+             if m in present]
+    order += sorted(present - set(order))
+    if not sub.height:
+        return pl.DataFrame(schema={"run": pl.String})
+    wide = sub.pivot(on="measure", index="run", values="value", sort_columns=False)
+    counts = [m for m in order if m in measures.REGISTRY and measures.REGISTRY[m].integer]
+    # counts (n_right, tests_passed, ...) as integers, not 132.000000
+    return (wide.select("run", *order).sort("run")
+            .with_columns([pl.col(m).round(0).cast(pl.Int64) for m in counts]))

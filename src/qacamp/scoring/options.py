@@ -1,0 +1,104 @@
+"""Scoring options: the resolved campaign dict -> the settings the steps read.
+
+Year rules (docs/semantics.md, "Year rules"):
+
+- series weights: 2004-2005 0.5 / 0.25 / 0.25 (no list: 0.67 / 0.33), Voorhees
+  2005; 2006-2007 equal thirds (2006 guidelines: "the per-series score will
+  give equal weight to each of the three types of questions");
+- the Other score that enters the series score (``other_score``): the
+  single-assessor nugget F through 2006; the multi-assessor pyramid F in 2007
+  (2007 guidelines: "the official scores for the 'Other' questions will be
+  computed using multiple assessors' judgments of the importance of
+  information nuggets");
+- beta of the nugget F: 3 (Voorhees 2005: "nugget recall three times as
+  important as nugget precision"); TREC 2003 definition questions used 5
+  (set by the ``trec2003`` preset or ``beta: 5``).
+
+Every rule can be overridden by the campaign's own key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ConfigError
+from ..measures import other, reading, series
+
+KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
+GOLD_KINDS = ("qa4mre", "pan", "clef-qa")
+DEFAULT_SET = {"qa4mre": "gold", "pan": "gold", "clef-qa": "official",
+               "trec-factoid": "adjudicated", "trec-series": "adjudicated",
+               "score-matrix": "matrix"}
+OTHER_SCORES = ("nugget", "pyramid")
+PASS_RULES = ("at_least", "more_than")
+COMPONENTS = ("factoid", "list", "other")
+#: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
+MAX_RANK = 5
+
+
+def default_other_score(year: int | None) -> str:
+    """``pyramid`` for TREC 2007 (official Other score), ``nugget`` otherwise."""
+    return "pyramid" if year is not None and year >= 2007 else "nugget"
+
+
+def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Flatten a resolved campaign dict (an ``options`` sub-dict is merged in),
+    check the values the scoring reads and fill in their defaults."""
+    opts: dict[str, Any] = {}
+    for key, value in (options or {}).items():
+        if key == "options" and isinstance(value, Mapping):
+            opts.update(value)
+        else:
+            opts[key] = value
+    if kind not in KINDS:
+        raise ConfigError("kind", f"unknown campaign kind '{kind}'", f"use one of {', '.join(KINDS)}")
+    opts["kind"] = kind
+    year = opts.get("year")
+    year = int(year) if year is not None else None
+    opts.setdefault("pass_threshold", reading.PASS_THRESHOLD)
+    opts.setdefault("pass_rule", "at_least")
+    _choice(opts, "pass_rule", PASS_RULES)
+    opts.setdefault("test_std_ddof", reading.STD_DDOF)
+    _choice(opts, "test_std_ddof", (0, 1))
+    opts.setdefault("baseline_seed", 1)
+    opts.setdefault("main_questions", 15)
+    opts.setdefault("allowance", other.ALLOWANCE)
+    if opts.get("beta") is None:
+        opts["beta"] = other.BETA
+    if float(opts["beta"]) <= 0:
+        raise ConfigError("beta", f"{opts['beta']!r} is not > 0", "give the F-measure's beta, e.g. 3")
+    opts["beta"] = float(opts["beta"])
+    opts.setdefault("max_rank", MAX_RANK)
+    if int(opts["max_rank"]) < 1:
+        raise ConfigError("max_rank", f"{opts['max_rank']!r} is not >= 1",
+                          "give the number of ranked answers MRR counts (TREC 8-10: 5)")
+    if opts.get("other_score") is None:
+        opts["other_score"] = default_other_score(year)
+    _choice(opts, "other_score", OTHER_SCORES)
+    skip = opts.get("skip") or []
+    bad = [s for s in skip if s not in COMPONENTS]
+    if bad:
+        raise ConfigError("skip", f"unknown component(s) {bad}", f"use some of {', '.join(COMPONENTS)}")
+    opts["skip"] = sorted(set(skip))
+    opts["series_weights"] = series.resolve_weights(year, opts.get("weights"))
+    return opts
+
+
+def _choice(opts: dict, key: str, allowed: tuple) -> None:
+    if opts[key] not in allowed:
+        raise ConfigError(key, f"{opts[key]!r} is not one of {', '.join(map(str, allowed))}",
+                          f"use one of {', '.join(map(str, allowed))}")
+
+
+def primary_set(kind: str, options: Mapping[str, Any], present: list[str]) -> str:
+    """The primary judgment set: ``primary`` / ``primary_judgment_set`` /
+    ``judgment_set`` of the options, else adjudicated, else the kind's default,
+    else the first present."""
+    for key in ("primary", "primary_judgment_set", "judgment_set"):
+        if isinstance(options.get(key), str):
+            return options[key]
+    for cand in ("adjudicated", DEFAULT_SET.get(kind, "")):
+        if cand in present:
+            return cand
+    return present[0] if present else DEFAULT_SET.get(kind, "adjudicated")

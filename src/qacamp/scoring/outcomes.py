@@ -1,0 +1,143 @@
+"""Outcomes of question-level responses (FACTOID, QA, MC, VERIFICATION).
+
+One row per (judgment set, run, judged question) with the outcome of the
+run's (first) response (docs/semantics.md, "Outcomes"):
+
+- R right; W wrong: judged W, U (unsupported), X (inexact) or L (locally
+  correct: right only with respect to its document, TREC 2006-2007 "answers
+  that were globally correct ... and those that were only locally correct"),
+  or answered without a judgment;
+- UR / UW: unanswered, the hypothetical candidate judged right / not right;
+- UE: unanswered without a (judged) candidate, or no response at all.
+
+Besides the 0/1 outcome indicators (r, w, ur, uw, ue) each row carries
+``r_lenient`` (judged R or U: TREC 8-10 "lenient" judging counts unsupported
+answers) and ``r_local`` (judged R or L).  All work is frame expressions over
+integer (Enum) codes: no loops over runs or questions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ..measures import nonresponse
+from .baselines import BASELINES, baseline_outcomes, expected_rows
+from .context import Context
+from .frames import JS
+
+OUTCOME_CODES = ["R", "W", "UR", "UW", "UE"]
+NOT_RIGHT = ["W", "U", "X", "L"]
+OC_COLS = [JS, "run", "qid", "qtype", "series", "topic", "test", "_u", "aux", "nil_answer",
+           "position", "rank", "answered", "nil", "outcome", "judgment"]
+
+
+def question_outcomes(ctx: Context, judged: pl.DataFrame) -> tuple[pl.DataFrame, dict, bool]:
+    """The outcome grid of the judged question-level questions, with the QA4MRE
+    baselines as extra runs.  Returns ``(grid, enums, multi)``: ``enums`` maps
+    key columns to the Enum dtypes the grid uses, ``multi`` is true when some
+    run returned several ranked answers for a question."""
+    t = ctx.t
+    meta = ctx.questions.select("qid", "qtype", "series", "topic", "test", "aux", "nil_answer",
+                                "position")
+    jq = judged.join(meta, on="qid")
+    qid_list = sorted(set(jq["qid"].to_list()))
+    run_list = sorted(set(ctx.runs) | (set(BASELINES) if ctx.kind == "qa4mre" else set()))
+    qe, re_, je = pl.Enum(qid_list), pl.Enum(run_list), pl.Enum(ctx.sets)
+    oe = pl.Enum(OUTCOME_CODES)
+    jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe))
+    # small per-question labels as Enums (sorted categories): the big grid then
+    # carries integer codes only, and group-bys run on integers
+    u = pl.when(pl.col("aux")).then(pl.lit("auxiliary")).otherwise(pl.col("qtype"))
+    jq = jq.with_columns(u.alias("_u"))
+    lab = {c: pl.Enum(sorted(jq[c].drop_nulls().unique().to_list()))
+           for c in ("topic", "test", "_u")}
+    jq_lean = jq.with_columns([pl.col(c).cast(e) for c, e in lab.items()])
+    grid = jq_lean.join(ctx.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
+    r = t["responses"].filter(pl.col("qid").is_in(qid_list)).with_columns(
+        pl.col("qid").cast(qe), pl.col("run").cast(re_))
+    multi = bool(r.height and (r["item"].max() or 1) > 1)
+    first = r
+    if multi:
+        first = r.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
+    first = first.select("run", "qid", "item", "rank", "answered", "nil", "candidate")
+    enums = {JS: je, "run": re_, "qid": qe, "outcome": oe, **lab}
+    jd = (t["judgments"].filter(pl.col("qid").is_in(qid_list) & pl.col("run").is_in(run_list)
+                                & pl.col(JS).is_in(ctx.sets))
+          .select(pl.col(JS).cast(je), pl.col("run").cast(re_), pl.col("qid").cast(qe),
+                  "item", "judgment"))
+    g = _dense_attach(grid, first, jd, len(ctx.sets), len(qid_list), len(run_list))
+    if g is None:  # duplicate keys: keep the join semantics (row multiplication)
+        g = (grid.join(first, on=["run", "qid"], how="left")
+             .join(jd, on=[JS, "run", "qid", "item"], how="left"))
+    ans, judg = pl.col("answered"), pl.col("judgment")
+
+    def o(code: str) -> pl.Expr:
+        return pl.lit(code, dtype=oe)
+
+    outcome = (pl.when(ans.is_null()).then(o("UE"))
+               .when(ans).then(pl.when(judg == "R").then(o("R")).otherwise(o("W")))
+               .when(judg == "R").then(o("UR"))
+               .when(judg.is_in(NOT_RIGHT)).then(o("UW"))
+               .otherwise(o("UE")))
+    g = g.with_columns(outcome.alias("outcome"), ans.fill_null(False).alias("answered"))
+    if ctx.kind == "qa4mre":
+        base = baseline_outcomes(ctx, jq.with_columns(pl.col(JS).cast(pl.String),
+                                                      pl.col("qid").cast(pl.String)))
+        base = base.with_columns([pl.col(c).cast(pl.String).cast(e) for c, e in enums.items()
+                                  if c in base.columns])
+        g = pl.concat([g.select(OC_COLS), base.select(OC_COLS)], how="vertical_relaxed")
+    answered = pl.col("answered")
+    g = g.with_columns(
+        *nonresponse.outcome_indicators(pl.col("outcome")),
+        (answered & judg.is_in(["R", "U"])).cast(pl.Float64).fill_null(0.0).alias("r_lenient"),
+        (answered & judg.is_in(["R", "L"])).cast(pl.Float64).fill_null(0.0).alias("r_local"))
+    if ctx.kind == "qa4mre":
+        g = pl.concat([g, expected_rows(ctx, jq, enums).select(g.columns)],
+                      how="vertical_relaxed")
+    return g, enums, multi
+
+
+def _codes(df: pl.DataFrame, col: str) -> np.ndarray:
+    return df[col].to_physical().to_numpy().astype(np.int64)
+
+
+def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame,
+                  n_sets: int, n_q: int, n_runs: int) -> pl.DataFrame | None:
+    """``grid`` left-joined with ``first`` on (run, qid) and ``jd`` on (judgment_set,
+    run, qid, item), by dense integer positions over the Enum codes instead of hash
+    joins.  None when a key is duplicated (the caller then falls back to joins)."""
+    if n_sets * n_q * n_runs >= 2**62:
+        return None
+    fpos = _codes(first, "qid") * n_runs + _codes(first, "run")
+    fidx = np.full(n_q * n_runs, -1, np.int64)
+    fidx[fpos] = np.arange(first.height)
+    if first.height and np.bincount(fpos, minlength=1).max() > 1:
+        return None
+    gq = _codes(grid, "qid") * n_runs + _codes(grid, "run")
+    gi = fidx[gq]
+    # judgments: keep those whose item is the first item of their (run, qid)
+    jq_pos = _codes(jd, "qid") * n_runs + _codes(jd, "run")
+    ji_first = fidx[jq_pos]
+    first_item = first["item"].to_numpy()
+    jitem = jd["item"].to_numpy()
+    ok = ji_first >= 0
+    if jd["item"].null_count() or first["item"].null_count():
+        return None
+    ok[ok] = jitem[ok] == first_item[ji_first[ok]]
+    jpos = (_codes(jd, JS) * n_q * n_runs + jq_pos)[ok]
+    if jpos.size and np.bincount(jpos).max() > 1:
+        return None
+    jidx = np.full(n_sets * n_q * n_runs, -1, np.int64)
+    jidx[jpos] = np.flatnonzero(ok)
+    gj = jidx[_codes(grid, JS) * n_q * n_runs + gq]
+    gj[gi < 0] = -1
+
+    def gather(df: pl.DataFrame, idx: np.ndarray, cols: list[str]) -> list[pl.Series]:
+        s = pl.Series("_i", np.where(idx < 0, 0, idx), dtype=pl.Int64)
+        s = pl.select(pl.when(pl.lit(pl.Series(idx >= 0))).then(s)).to_series()
+        return [df[c].gather(s) for c in cols]
+
+    fcols = [c for c in first.columns if c not in ("run", "qid")]
+    jcols = [c for c in jd.columns if c not in (JS, "run", "qid", "item")]
+    return grid.with_columns(*gather(first, gi, fcols), *gather(jd, gj, jcols))

@@ -1,0 +1,108 @@
+"""Scores of question-level questions from their outcome grid: the run level
+(scope ``all``), per question type (``qtype``; QA4MRE auxiliary questions as
+unit ``auxiliary``), the QA4MRE reading perspective (``topic``, ``test``) and
+the per-question rows of ``units.parquet``.
+
+TREC kinds add CWS, NIL precision/recall and MRR; MRR counts the ranked
+answers of a question up to ``max_rank`` (TREC 8-10: "return a ranked list of
+up to five [document-id, answer-string] pairs per question ... the reciprocal
+of the rank at which the first correct response was returned, or zero"),
+strict (R) and lenient (R or U).  ``accuracy_lenient`` counts the first
+answer right when judged R or U; ``accuracy_local`` when judged R or L
+(locally correct, TREC 2006-2007).  Auxiliary questions never enter the main
+scopes.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..aggregate import group_agg
+from ..measures import factoid, nonresponse, reading
+from .baselines import BASELINE_EXPECTED
+from .context import Context
+from .frames import JS, Collector
+
+TREC_UNIT_MEASURES = {"accuracy": "r", "mrr": "rr", "mrr_lenient": "rr_lenient",
+                      "accuracy_lenient": "r_lenient", "accuracy_local": "r_local"}
+
+
+def question_scores(ctx: Context, g: pl.DataFrame, enums: dict, multi: bool,
+                    out: Collector) -> pl.DataFrame | None:
+    """Add the question-level scores to ``out``; return the main-question frame
+    (String keys) for the TREC aggregations, None for other kinds."""
+    main = g.filter(~pl.col("aux"))
+    exp = pl.col("run") == BASELINE_EXPECTED
+    out.outcomes.append(main.filter(~exp).select(JS, "run", "qid", "rank", "answered",
+                                                 "outcome"))
+    keys = [JS, "run"]
+    allsc = nonresponse.aggregate(main, keys, order=["qid"])
+    trec = ctx.kind.startswith("trec")
+    unit_cols = {"accuracy": "r"}
+    if trec:
+        rr = _reciprocal_ranks(ctx, main, enums, multi)
+        main = main.join(rr, on=[JS, "run", "qid"], how="left").with_columns(
+            pl.col("rr").fill_null(0.0), pl.col("rr_lenient").fill_null(0.0))
+        means = group_agg(main, keys, ["qid"], means=["rr", "rr_lenient", "r_lenient", "r_local"])
+        allsc = (allsc.join(means.rename({"rr": "mrr", "rr_lenient": "mrr_lenient",
+                                          "r_lenient": "accuracy_lenient",
+                                          "r_local": "accuracy_local"}), on=keys)
+                 .join(factoid.cws(main, keys), on=keys)
+                 .join(factoid.nil_scores(_nil_frame(main), keys), on=keys))
+        unit_cols = TREC_UNIT_MEASURES
+    out.add(allsc, "all", "all")
+    out.unit_rows(main.filter(~exp).with_columns([pl.col(src).alias(name)
+                                                  for name, src in unit_cols.items()]),
+                  list(unit_cols))
+    out.add(nonresponse.aggregate(g, [*keys, "_u"], order=["qid"]).rename({"_u": "unit"}),
+            "qtype", pl.col("unit"))
+    if ctx.kind == "qa4mre":
+        _reading(ctx, main, keys, out)
+    if not trec:
+        return None
+    return main.with_columns(pl.col(JS).cast(pl.String), pl.col("run").cast(pl.String),
+                             pl.col("qid").cast(pl.String))
+
+
+def _reading(ctx: Context, main: pl.DataFrame, keys: list[str], out: Collector) -> None:
+    """QA4MRE reading perspective: c@1 per test and topic, test statistics."""
+    o = ctx.opts
+    stats = {"threshold": float(o["pass_threshold"]), "rule": o["pass_rule"],
+             "ddof": int(o["test_std_ddof"])}
+    per_test = nonresponse.aggregate(main, [*keys, "topic", "test"], order=["qid"])
+    topic = nonresponse.aggregate(main, [*keys, "topic"], order=["qid"]).join(
+        reading.test_stats(per_test, [*keys, "topic"], order=["test"], **stats),
+        on=[*keys, "topic"], how="left")
+    out.add(topic.rename({"topic": "unit"}), "topic", pl.col("unit"))
+    out.add(per_test.drop("topic").rename({"test": "unit"}), "test", pl.col("unit"))
+    out.add(reading.test_stats(per_test, keys, order=["topic", "test"], **stats), "all", "all")
+
+
+def _reciprocal_ranks(ctx: Context, main: pl.DataFrame, enums: dict,
+                      multi: bool) -> pl.DataFrame:
+    """Per (judgment set, run, question): ``rr`` and ``rr_lenient``."""
+    if not multi:
+        return main.select(JS, "run", "qid", pl.col("r").alias("rr"),
+                           pl.col("r_lenient").alias("rr_lenient"))
+    qids = main.select(pl.col("qid").cast(pl.String)).unique()
+    items = (ctx.t["responses"].join(qids, on="qid", how="semi")
+             .filter(pl.col("item") <= int(ctx.opts["max_rank"]))
+             .join(ctx.t["judgments"], on=["run", "qid", "item"], how="inner"))
+    items = items.with_columns(
+        (pl.col("answered") & (pl.col("judgment") == "R")).alias("right"),
+        (pl.col("answered") & pl.col("judgment").is_in(["R", "U"])).alias("right_lenient"))
+    strict = factoid.reciprocal_rank(items, [JS, "run", "qid"], correct="right")
+    lenient = factoid.reciprocal_rank(items, [JS, "run", "qid"], correct="right_lenient")
+    rr = strict.join(lenient.rename({"rr": "rr_lenient"}), on=[JS, "run", "qid"])
+    return rr.with_columns([pl.col(c).cast(pl.String).cast(e) for c, e in enums.items()
+                            if c in rr.columns])
+
+
+def _nil_frame(main: pl.DataFrame) -> pl.DataFrame:
+    df = main.with_columns(
+        (pl.col("answered") & pl.col("nil").fill_null(False)).alias("nil_returned"))
+    df = df.with_columns((pl.col("nil_returned") & (pl.col("r") > 0)).alias("nil_right"))
+    judged_nil = df.group_by(JS, "qid").agg(pl.col("nil_right").any().alias("_jn"))
+    return df.join(judged_nil, on=[JS, "qid"], how="left").with_columns(
+        pl.coalesce(pl.col("nil_answer"), pl.col("_jn")).fill_null(False)
+        .alias("nil_question"))
