@@ -61,8 +61,8 @@ def build(n_runs: int, n_q: int, seed: int = 7, kind: str = "qa4mre") -> dict[st
 
 
 def _time_phases() -> dict[str, float]:
-    """Wrap the scorer's phases (judged units, question level, lists, Other, series,
-    emit, output sort/concat) with timers; returns the dict they fill."""
+    """Wrap the scoring steps (judged units, outcomes, question scores, lists, Other,
+    type and series scores, output frames) with timers; returns the dict they fill."""
     from qacamp import scoring
 
     phases: dict[str, float] = {}
@@ -78,9 +78,10 @@ def _time_phases() -> dict[str, float]:
                 phases[name.strip("_")] = phases.get(name.strip("_"), 0.0) + time.perf_counter() - t0
         setattr(owner, name, timed)
 
-    for n in ("_judged", "_question_level", "_lists", "_others", "_series_and_types", "_emit"):
-        wrap(scoring._Scorer, n)
-    wrap(scoring, "_finish")
+    for n in ("judged_units", "question_outcomes", "question_scores", "list_scores",
+              "other_scores", "type_scores", "series_scores"):
+        wrap(scoring, n)
+    wrap(scoring.frames.Collector, "finish")
     return phases
 
 

@@ -9,6 +9,10 @@ campaign.  Every float aggregation of the scoring goes through
 ``order`` (e.g. the question id, unique within a group), and each group's
 values are added by ``numpy.add.reduceat`` over that fixed order.  The same
 input therefore always gives the same bits, whatever the thread count.
+
+Groups whose values are all integers (0/1 outcome indicators, counts) take a
+fast path: a sum of integer-valued float64 below 2**53 is exact in any order,
+so polars' parallel ``group_by`` gives the same bits there.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+
+#: sums of integer-valued float64 below this are exact in any order
+_EXACT = 2.0**52
 
 
 def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
@@ -41,6 +48,35 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
         out_schema[count] = pl.Int64
     if df.height == 0:
         return pl.DataFrame(schema=out_schema)
+    values = [*sums, *means]
+    if not keys or not values:
+        return _ordered(df, keys, order, sums, means, count, out_schema)
+    # integers whose every partial sum stays below 2**52: exact in any order
+    bound = _EXACT / df.height
+    exact = pl.all_horizontal([pl.col(c).is_null() | ((pl.col(c) == pl.col(c).round(0))
+                                                      & (pl.col(c).abs() < bound))
+                               for c in values])
+    agg = df.group_by(keys).agg(
+        *[pl.col(c).cast(pl.Float64).sum() for c in sums],
+        *[pl.col(c).cast(pl.Float64).sum().alias(f"_s_{c}") for c in means],
+        *[pl.col(c).count().alias(f"_n_{c}") for c in means],
+        pl.len().alias("_len"), exact.all().alias("_exact"))
+    agg = agg.with_columns(
+        [pl.when(pl.col(f"_n_{c}") > 0).then(pl.col(f"_s_{c}") / pl.col(f"_n_{c}"))
+         .otherwise(None).alias(c) for c in means])
+    if count:
+        agg = agg.with_columns(pl.col("_len").alias(count))
+    inexact = agg.filter(~pl.col("_exact")).select(keys)
+    parts = [agg.filter(pl.col("_exact")).select(list(out_schema)).cast(out_schema)]
+    if inexact.height:  # redo these groups in the fixed order
+        rows = df.join(inexact, on=keys, how="semi", nulls_equal=True)
+        parts.append(_ordered(rows, keys, order, sums, means, count, out_schema))
+    return pl.concat(parts).sort(keys, nulls_last=True, maintain_order=True)
+
+
+def _ordered(df: pl.DataFrame, keys: list[str], order: list[str], sums: Sequence[str],
+             means: Sequence[str], count: str | None, out_schema: dict) -> pl.DataFrame:
+    """Sums and means in the fixed order of ``keys`` + ``order`` (numpy.add.reduceat)."""
     srt = df.sort([*keys, *order], nulls_last=True, maintain_order=True)
     if keys:
         ids = srt.select(pl.struct(keys).rle_id()).to_series().to_numpy()
