@@ -12,3 +12,19 @@ PYRAMID = ("Lin & Demner-Fushman 2006, Will Pyramids Built of Nuggets Topple Ove
            "HLT-NAACL 2006; official in TREC 2007 (Dang, Kelly & Lin 2007)")
 QA4MRE = ("Peñas et al. 2013, QA4MRE 2011-2013: Overview of Question Answering for "
           "Machine Reading Evaluation, CLEF 2013")
+PAN2014 = ("Stamatatos et al. 2014, Overview of the Author Identification Task at PAN 2014, "
+           "CLEF 2014 Working Notes")
+PAN2015 = ("Stamatatos et al. 2015, Overview of the Author Identification Task at PAN 2015, "
+           "CLEF 2015 Working Notes")
+PAN2020 = ("Kestemont et al. 2020, Overview of the Cross-Domain Authorship Verification Task "
+           "at PAN 2020, CLEF 2020 Working Notes")
+PAN2021 = ("Kestemont et al. 2021, Overview of the Cross-Domain Authorship Verification Task "
+           "at PAN 2021, CLEF 2021 Working Notes")
+PAN2022 = ("Stamatatos et al. 2022, Overview of the Authorship Verification Task at PAN 2022, "
+           "CLEF 2022 Working Notes")
+PAN2023 = ("Stamatatos et al. 2023, Overview of the Authorship Verification Task at PAN 2023, "
+           "CLEF 2023 Working Notes")
+F05U = ("Bevendorff, Stein, Hagen & Potthast 2019, Generalizing Unmasking for Short Texts, "
+        "NAACL-HLT 2019")
+BRIER = ("Brier 1950, Verification of Forecasts Expressed in Terms of Probability, "
+         "Monthly Weather Review 78(1)")
