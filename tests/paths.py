@@ -2,7 +2,9 @@
 
 The real campaign files live in ``../shared/data`` relative to the project
 root (README, "Quick start"); every test that needs them goes through
-:data:`SHARED_DATA`, never an absolute path.
+:data:`SHARED_DATA`, never an absolute path.  The peers of the differential
+tests (official evaluators, run as they are) live in ``../shared/peers``
+(:data:`PEERS`).
 """
 
 from __future__ import annotations
@@ -12,3 +14,4 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SHARED_DATA = SHARED / "data"
+PEERS = SHARED / "peers"

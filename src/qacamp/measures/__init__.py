@@ -5,8 +5,8 @@ record in :data:`REGISTRY`: its name, family, definition (formula and paper),
 parameters with their defaults, how it aggregates over units (``mean``;
 ``counts`` = recomputed from summed counts, like c@1; ``order`` = order-aware,
 like CWS, which must be recomputed on every subset in each run's own
-confidence order; ``set`` = a statistic over sub-unit scores, like the median
-test c@1) and the unit it is defined on.
+confidence order, or PAN's AUC; ``set`` = a statistic over sub-unit scores,
+like the median test c@1) and the unit it is defined on.
 
 One module per family holds the records and the pure computing functions
 (polars frames in, frames out):
@@ -20,6 +20,8 @@ One module per family holds the records and the pure computing functions
   and the outcome counts
 - :mod:`.reading`: the QA4MRE reading perspective (test c@1 statistics,
   tests passed)
+- :mod:`.pan`: PAN authorship verification (auc, f1, f_05_u, brier, overall;
+  c@1 is the non-response family's), on per-problem values in [0, 1]
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ class Measure:
         return dict(self.parameters)
 
 
-from . import factoid, lists, nonresponse, other, reading, series  # noqa: E402
+from . import factoid, lists, nonresponse, other, pan, reading, series  # noqa: E402
 
-FAMILIES = (factoid, lists, other, series, nonresponse, reading)
+FAMILIES = (factoid, lists, other, series, nonresponse, reading, pan)
 
 #: name -> Measure, in family order (the order of every printed table).
 REGISTRY: dict[str, Measure] = {m.name: m for fam in FAMILIES for m in fam.MEASURES}
@@ -77,8 +79,8 @@ KIND_MEASURES: dict[str, tuple[str, ...]] = {
     "clef-qa": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",
                 "n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
                 "n_unanswered_wrong", "n_unanswered_empty"),
-    "pan": ("c_at_1", "accuracy", "correctly_discarded", "utility", "n_right", "n_wrong",
-            "n_unanswered"),
+    "pan": ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall", "accuracy",
+            "correctly_discarded", "utility", "n_right", "n_wrong", "n_unanswered"),
     "score-matrix": (),
 }
 
@@ -123,8 +125,9 @@ def to_markdown() -> str:
            "units, empty denominators) are in `docs/semantics.md`.", "",
            "Aggregation: `mean` = mean of per-unit values; `counts` = recomputed from the "
            "summed outcome counts of the units (c@1 is not a mean of per-question values); "
-           "`order` = order-aware (CWS: recompute on every subset in the run's own "
-           "confidence order); `set` = a statistic over sub-unit scores.", ""]
+           "`order` = order-aware (CWS, PAN's AUC and overall: recompute on every subset "
+           "from the run's own order of the units); `set` = a statistic over sub-unit "
+           "scores.", ""]
     for fam in FAMILIES:
         title = fam.__name__.rsplit(".", 1)[-1]
         out += [f"## {title}", "", (fam.__doc__ or "").strip().splitlines()[0], "",

@@ -19,3 +19,19 @@ TREC2004_OTHER = ("Voorhees 2005 (TREC 2004): F(beta=3), 'nugget recall three ti
                   "as nugget precision'; TREC 2003 definition questions used beta = 5")
 TREC2007 = ("TREC 2007 QA track guidelines: 'the official scores for the Other questions will "
             "be computed using multiple assessors' judgments'")
+PAN2014 = ("Stamatatos et al. 2014, Overview of the Author Identification Task at PAN 2014, "
+           "CLEF 2014 Working Notes")
+PAN2015 = ("Stamatatos et al. 2015, Overview of the Author Identification Task at PAN 2015, "
+           "CLEF 2015 Working Notes")
+PAN2020 = ("Kestemont et al. 2020, Overview of the Cross-Domain Authorship Verification Task "
+           "at PAN 2020, CLEF 2020 Working Notes")
+PAN2021 = ("Kestemont et al. 2021, Overview of the Cross-Domain Authorship Verification Task "
+           "at PAN 2021, CLEF 2021 Working Notes")
+PAN2022 = ("Stamatatos et al. 2022, Overview of the Authorship Verification Task at PAN 2022, "
+           "CLEF 2022 Working Notes")
+PAN2023 = ("Stamatatos et al. 2023, Overview of the Authorship Verification Task at PAN 2023, "
+           "CLEF 2023 Working Notes")
+F05U = ("Bevendorff, Stein, Hagen & Potthast 2019, Generalizing Unmasking for Short Texts, "
+        "NAACL-HLT 2019")
+BRIER = ("Brier 1950, Verification of Forecasts Expressed in Terms of Probability, "
+         "Monthly Weather Review 78(1)")

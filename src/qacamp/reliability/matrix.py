@@ -1,7 +1,8 @@
 """Score matrices (units x runs) and their subset-scoring kernels.
 
 A :class:`ScoreMatrix` holds, for one measure, what is needed to recompute
-every run's score on any subset of units (METHODS.md section 3):
+every run's score on any subset of units (the swap method, stability and
+bootstrap analyses resample units):
 
 - ``aggregator="mean"``: ``values`` (float64); score = mean of the subset.
 - ``aggregator="c_at_1"``: ``right`` and ``unanswered`` (bool); on a subset of
@@ -11,16 +12,26 @@ every run's score on any subset of units (METHODS.md section 3):
   by that run's own rank and CWS = (1/c) sum_{i=1..c} (correct among first i)/i
   (Voorhees 2003).  Implemented as ``(1/c) sum_p right_p (H_c - H_{p-1})`` with
   ``H`` the harmonic numbers, after a radix sort of ``2 * position + right``.
+- ``aggregator="pan"``: ``values`` (float64, PAN's per-problem values in
+  [0, 1], 0.5 for a non-answer or a missing problem), ``truth`` (bool, shape
+  ``(n_units,)``), ``measure`` one of :data:`qacamp.measures.pan.ARRAY_MEASURES`
+  and, for ``overall``, ``edition``; on each subset the measure is recomputed
+  as PAN's evaluator computes it (:mod:`qacamp.measures.pan`, same kernels):
+  AUC by a radix sort of each run's ``2 * rank + truth`` keys within the
+  subset, c@1 / F1 / F0.5u from outcome counts, Brier from summed squared
+  errors, overall as the edition's mean (or AUC x c@1).  Subsets may repeat
+  units (bootstrap samples).
 
-All arrays are shaped ``(n_units, n_runs)``.  Builders drop baseline runs
-(names starting with ``baseline:``) unless ``include_baselines=True``.
+All arrays are shaped ``(n_units, n_runs)`` (except ``truth``).  Builders drop
+baseline runs (names starting with ``baseline:``) unless ``include_baselines=True``.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -28,12 +39,15 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
+from ..measures import pan
 
-AGGREGATORS = ("mean", "c_at_1", "cws")
+AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
 #: question-level measures that :func:`from_outcomes` builds, with their aggregator
 OUTCOME_MEASURES = {"accuracy": "mean", "utility": "mean", "c_at_1": "c_at_1", "cws": "cws"}
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 BASELINE_PREFIX = "baseline:"
+#: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)
+PAN_BLOCK = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -48,13 +62,15 @@ class ScoreMatrix:
     unanswered: np.ndarray | None = None
     rank: np.ndarray | None = None
     measure: str = ""
+    truth: np.ndarray | None = None
+    edition: str | None = None
 
     def __post_init__(self) -> None:
         shape = (len(self.units), len(self.runs))
         if self.aggregator not in AGGREGATORS:
             raise UsageError(f"aggregator {self.aggregator!r}: use one of {', '.join(AGGREGATORS)}")
         need = {"mean": ("values",), "c_at_1": ("right", "unanswered"),
-                "cws": ("right", "rank")}[self.aggregator]
+                "cws": ("right", "rank"), "pan": ("values",)}[self.aggregator]
         for name in need:
             arr = getattr(self, name)
             if arr is None:
@@ -63,6 +79,20 @@ class ScoreMatrix:
                 raise UsageError(f"array {name!r} has shape {arr.shape}, expected {shape}")
         if len(set(self.runs)) != len(self.runs) or len(set(self.units)) != len(self.units):
             raise UsageError("run and unit names must be unique")
+        if self.aggregator == "pan":
+            self._check_pan()
+
+    def _check_pan(self) -> None:
+        if self.truth is None or np.shape(self.truth) != (self.n_units,):
+            raise UsageError(f"aggregator 'pan' needs the array 'truth' of shape ({self.n_units},)")
+        if np.asarray(self.truth).dtype != bool:
+            raise UsageError("aggregator 'pan': 'truth' must be boolean (True = same author)")
+        v = np.asarray(self.values, dtype=np.float64)
+        if not np.all((v >= 0.0) & (v <= 1.0)):  # also rejects NaN
+            raise UsageError("aggregator 'pan': every value must be a number in [0, 1] "
+                             "(0.5 = no answer)")
+        edition = pan.check_measure(self.measure, self.edition)
+        object.__setattr__(self, "edition", edition)
 
     @property
     def n_units(self) -> int:
@@ -96,10 +126,38 @@ class ScoreMatrix:
             return v.astype(np.int8)
         return None
 
+    @cached_property
+    def _pan_cells(self) -> dict[str, np.ndarray]:
+        """The PAN kernel's cell arrays, transposed to (n_runs, n_units) so that a
+        subset gather reads each run's row."""
+        need = pan.needs((self.measure,), self.edition)
+        made = pan.cells(self.values, self.truth[:, None], need, axis=0)
+        return {k: np.ascontiguousarray(a.T) for k, a in made.items()}
+
+    def _pan_blocks(self, lead: int, cells_per_row: int,
+                    gather: Callable[[np.ndarray, slice], np.ndarray]) -> np.ndarray:
+        """Evaluate the PAN measure on ``lead`` rows of subsets in blocks of about
+        :data:`PAN_BLOCK` cells; ``gather(cell_array, rows)`` -> (..., c).  Each
+        row's result depends on that row only, so blocking never changes it."""
+        step = max(1, PAN_BLOCK // max(1, cells_per_row))
+        parts = []
+        for k0 in range(0, lead, step):
+            rows = slice(k0, min(lead, k0 + step))
+            got = {k: gather(a, rows) for k, a in self._pan_cells.items()}
+            parts.append(pan.from_cells((self.measure,), self.edition, **got)[self.measure])
+        return np.concatenate(parts, axis=0) if parts else np.empty((0,))
+
     def subset_scores(self, idx: np.ndarray) -> np.ndarray:
         """Scores of every run on each subset: ``idx`` (K, c) unit indices -> (K, R)."""
         idx = np.asarray(idx)
         c = idx.shape[-1]
+        if self.aggregator == "pan":
+            flat = idx.reshape(-1, c)
+            run = np.arange(self.n_runs)[None, :, None]
+            # one C-contiguous gather (K', R, c): each row sums like a 1-D vector
+            out = self._pan_blocks(len(flat), c * self.n_runs,
+                                   lambda a, rows: a[run, flat[rows][:, None, :]])
+            return out.reshape(*idx.shape[:-1], self.n_runs)
         if self.aggregator == "mean":
             small = self._small_int_values
             if small is not None:
@@ -117,6 +175,9 @@ class ScoreMatrix:
         idx = np.asarray(idx)
         c = idx.shape[-1]
         col = np.asarray(cols)[None, :, None]
+        if self.aggregator == "pan":
+            return self._pan_blocks(len(idx), c * idx.shape[1],
+                                    lambda a, rows: a[col, idx[rows]]).reshape(idx.shape[:-1])
         if self.aggregator == "mean":
             return self._float_values[idx, col].sum(axis=-1) / c
         if self.aggregator == "c_at_1":
@@ -140,8 +201,8 @@ class ScoreMatrix:
         def sub(a):
             return None if a is None else a[:, cols]
 
-        return ScoreMatrix(self.units, tuple(keep), self.aggregator, sub(self.values),
-                           sub(self.right), sub(self.unanswered), sub(self.rank), self.measure)
+        return replace(self, runs=tuple(keep), values=sub(self.values), right=sub(self.right),
+                       unanswered=sub(self.unanswered), rank=sub(self.rank))
 
 
 def _cws_from_keys(keys: np.ndarray) -> np.ndarray:
@@ -238,6 +299,29 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     rank = np.full(shape, big, np.int64)
     rank[ui, ri] = df["rank"].cast(pl.Int64).fill_null(big).to_numpy()
     return ScoreMatrix(units, runs, "cws", right=right, rank=rank, measure=m)
+
+
+def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
+             edition: object | None = None, include_baselines: bool = False) -> ScoreMatrix:
+    """PAN matrix (aggregator ``"pan"``) from the pipeline's per-problem frames.
+
+    ``values``: one row per answered (run, problem) with columns ``run``,
+    ``qid`` (strings) and ``value`` (float in [0, 1], 0.5 = no answer);
+    ``truth``: one row per problem with ``qid`` and ``same`` (bool).  A problem
+    a run did not answer counts 0.5 (PAN's rule).  ``measure``: one of
+    ``auc, c_at_1, f_05_u, f1, brier, overall``; ``edition`` (2014, 2015,
+    2020-2023) is required for ``overall``.  Units are the problems in string
+    order of their ids, runs sorted by name; baseline runs are dropped unless
+    ``include_baselines``.  :class:`UsageError` on malformed frames (see
+    :func:`qacamp.measures.pan.align`).
+    """
+    m = normalise_measure(measure)
+    pan.check_measure(m, edition)
+    if "run" in values.columns:
+        values = _drop_baselines(values, "run", include_baselines)
+    qids, runs, dense, same = pan.align(values, truth)
+    return ScoreMatrix(qids, runs, "pan", values=dense, measure=m, truth=same,
+                       edition=None if edition is None else str(edition))
 
 
 def from_long(df: pl.DataFrame, unit_col: str = "unit", run_col: str = "run",

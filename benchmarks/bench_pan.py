@@ -1,0 +1,119 @@
+"""Benchmark: score a PAN-2022-sized verification campaign, officially and with qacamp.
+
+Simulates 13 submissions x 14,311 problems (the shape of PAN 2022's test set;
+``qacamp.simulate.pan``: non-answers, missing problems, 3-decimal values), then
+times
+
+- the official PAN 2022 evaluator, one process per submission as organizers
+  run it (``python clef22_pan22_verif_evaluator.py -i TRUTH -a ANSWERS -o OUT``:
+  interpreter start, imports, reading the JSON lines, scoring, writing);
+- qacamp: reading the same files (polars) and :func:`qacamp.measures.pan.score_runs`
+  for all submissions in one call; and the pure functions alone on the aligned
+  arrays (:func:`qacamp.measures.pan.evaluate`);
+
+prints both times, their ratio, and the largest difference between the
+evaluator's printed (3-decimal) values and qacamp's (at most 0.0005).
+
+The evaluator is PAN's own script (needs scikit-learn, a test dependency);
+by default it is looked up in ``../shared/peers/pan`` beside the project, as
+the tests do (``tests/paths.py``).
+
+    .venv/bin/python benchmarks/bench_pan.py [--runs 13] [--problems 14311] [--evaluator PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+
+from qacamp.measures import pan
+from qacamp.simulate import simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALUATOR = ROOT.parent / "shared" / "peers" / "pan" / "clef22_pan22_verif_evaluator.py"
+KEYS = {"auc": "auc", "c@1": "c_at_1", "f_05_u": "f_05_u", "F1": "f1", "brier": "brier",
+        "overall": "overall"}
+
+
+def write_campaign(root: Path, runs: int, problems: int, seed: int) -> dict[str, Path]:
+    """Simulate; write each submission's answers unwrapped (the evaluator cannot
+    read a value in a one-element list) to ``root/answers/<run>/answers.jsonl``."""
+    simulate("pan", root / "sim", seed, quiet=True, questions=problems, runs=runs)
+    folders = {}
+    for path in sorted((root / "sim" / "runs").glob("*/answers.jsonl")):
+        lines = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            value = rec["value"][0] if isinstance(rec["value"], list) else rec["value"]
+            lines.append(json.dumps({"id": rec["id"], "value": value}))
+        folder = root / "answers" / path.parent.name
+        folder.mkdir(parents=True)
+        (folder / "answers.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        folders[path.parent.name] = folder
+    return folders
+
+
+def official(evaluator: Path, truth_dir: Path, folders: dict[str, Path], out: Path):
+    results = {}
+    start = time.perf_counter()
+    for name, folder in folders.items():
+        target = out / name
+        target.mkdir(parents=True)
+        subprocess.run([sys.executable, str(evaluator), "-i", str(truth_dir), "-a", str(folder),
+                        "-o", str(target)], check=True, capture_output=True)
+        results[name] = json.loads((target / "out.json").read_text())
+    return time.perf_counter() - start, results
+
+
+def qacamp_scores(truth_dir: Path, folders: dict[str, Path]):
+    start = time.perf_counter()
+    truth = pl.read_ndjson(truth_dir / "truth.jsonl").select(
+        pl.col("id").cast(pl.Utf8).alias("qid"), pl.col("same").cast(pl.Boolean))
+    values = pl.concat([pl.read_ndjson(folder / "answers.jsonl").select(
+        pl.lit(name).alias("run"), pl.col("id").cast(pl.Utf8).alias("qid"),
+        pl.col("value").cast(pl.Float64)) for name, folder in folders.items()])
+    scores = pan.score_runs(values, truth, "2022")
+    total = time.perf_counter() - start
+    _, _, dense, same = pan.align(values, truth)
+    start = time.perf_counter()
+    pan.evaluate(dense.T, same, edition="2022")
+    pure = time.perf_counter() - start
+    return total, pure, scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=13)
+    ap.add_argument("--problems", type=int, default=14311)
+    ap.add_argument("--seed", type=int, default=2022)
+    ap.add_argument("--evaluator", type=Path, default=EVALUATOR)
+    args = ap.parse_args(argv)
+    if not args.evaluator.is_file():
+        print(f"evaluator not found: {args.evaluator} (pass --evaluator)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        folders = write_campaign(root, args.runs, args.problems, args.seed)
+        t_official, printed = official(args.evaluator, root / "sim", folders, root / "out")
+        t_qacamp, t_pure, scores = qacamp_scores(root / "sim", folders)
+    mine = {(r, m): v for r, m, v in scores.iter_rows()}
+    worst = max(abs(mine[(run, KEYS[k])] - v) for run, res in printed.items() for k, v in res.items())
+    print(f"campaign: {len(folders)} submissions x {args.problems:,} problems (simulated, seed {args.seed})")
+    print(f"official PAN 2022 evaluator, one process per submission: {t_official:.2f} s")
+    print(f"qacamp, read files + score all submissions:              {t_qacamp:.3f} s "
+          f"(ratio {t_official / t_qacamp:.0f}x)")
+    print(f"qacamp pure functions on the aligned arrays:             {t_pure:.3f} s "
+          f"(ratio {t_official / t_pure:.0f}x)")
+    print(f"largest |official (3 decimals) - qacamp|: {worst:.6f} (bound 0.0005)")
+    return 0 if worst <= 0.0005 + 1e-12 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
