@@ -25,7 +25,9 @@ responses
     TREC factoid runs), ``docid`` (null if none; "NIL" for a NIL answer),
     ``answer`` (the string or chosen option), ``answered`` (false for a
     deliberate non-response), ``candidate`` (for unanswered responses, the
-    hypothetical answer or option, null if none), ``nil`` (the answer is NIL).
+    hypothetical answer or option, null if none), ``nil`` (the answer is NIL),
+    ``score`` (the run's own value for the question where the format has one:
+    the PAN probability in [0, 1]; null otherwise).
 judgments
     One row per judged item and judgment set: ``judgment`` is R, W, U or X
     (right, wrong, unsupported, inexact).  For an unanswered response it judges
@@ -74,6 +76,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "answered": pl.Boolean,
         "candidate": S,
         "nil": pl.Boolean,
+        "score": pl.Float64,
     },
     "judgments": {
         "judgment_set": S,

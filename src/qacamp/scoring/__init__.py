@@ -11,6 +11,7 @@ is :func:`qacamp.io.write_scores`.  One module per step:
   reading perspective);
 - :mod:`.lists`, :mod:`.other`: list and Other (nugget) questions;
 - :mod:`.series`: series and question-type aggregation;
+- :mod:`.pan`: PAN's measures (AUC, F1, F0.5u, Brier, the edition's overall);
 - :mod:`.frames`: output schemas, canonical order, the wide run table.
 
 Every decision about missing responses, NIL, unjudged units and empty
@@ -40,6 +41,7 @@ from .judged import judged_units
 from .lists import list_scores
 from .options import DEFAULT_SET, KINDS, primary_set, resolve_options
 from .other import other_scores
+from .pan import pan_scores
 from .outcomes import question_outcomes
 from .questions import question_scores
 from .series import series_scores, type_scores
@@ -53,7 +55,7 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
     ``tables``: the canonical ingest tables (:data:`qacamp.tables.SCHEMAS`;
     absent ones are taken as empty).  ``options``: the resolved campaign dict
     (kind, year, weights, other_score, beta, skip, primary, pass_threshold,
-    pass_rule, test_std_ddof, baseline_seed, main_questions, max_rank;
+    pass_rule, test_std_ddof, baseline_seed, main_questions, max_rank, edition;
     ``run_names`` lists runs that must be scored even without any response).
 
     Returns ``{"outcomes", "units", "runs", "dropped"}`` with the schemas of
@@ -73,6 +75,8 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
     if judged.question.height:
         grid, enums, multi = question_outcomes(ctx, judged.question)
         qf = question_scores(ctx, grid, enums, multi, out)
+    if kind == "pan":
+        pan_scores(ctx, out)
     lf = list_scores(ctx, judged.lists, out)
     of = other_scores(ctx, judged.other, out)
     if kind.startswith("trec"):

@@ -1,0 +1,54 @@
+"""PAN authorship verification: the edition's measures per run, as PAN's
+official evaluators compute them (:mod:`qacamp.measures.pan`).
+
+The values are the runs' own scores (``responses.score``; a problem a run did
+not answer counts 0.5), the truth is the option marked correct (``Y`` = same
+author).  AUC, F1, F0.5u, Brier and ``overall`` are added at scope ``all``;
+c@1 (and the outcome counts) come from the question-level path shared with
+the other non-response kinds, which gives the same number (tested against the
+official evaluators).  The edition (``edition``, default the newest) decides
+which measures enter ``overall``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..measures import pan
+from .context import Context
+from .frames import JS, Collector
+
+DEFAULT_EDITION = "2023"
+
+
+def edition(ctx: Context) -> str:
+    return pan.check_edition(ctx.opts.get("edition") or DEFAULT_EDITION)
+
+
+def pan_frames(t: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(values, truth)`` frames of :func:`qacamp.measures.pan.align` from the
+    canonical tables: values = the responses' scores, truth = option ``Y``."""
+    values = (t["responses"].filter(pl.col("score").is_not_null())
+              .select("run", "qid", pl.col("score").alias("value")))
+    truth = (t["options"].filter(pl.col("option") == "Y")
+             .select("qid", pl.col("correct").fill_null(False).alias("same")))
+    return values, truth
+
+
+def pan_scores(ctx: Context, out: Collector) -> None:
+    """The edition's measures (c@1 excepted) per run and judgment set."""
+    values, truth = pan_frames(ctx.t)
+    if not truth.height:
+        return
+    long = pan.score_runs(values, truth, edition(ctx))
+    # runs with no answer at all (run_names) score as all-0.5 runs
+    missing = sorted(set(ctx.runs) - set(long["run"].to_list()))
+    if missing:
+        filler = pl.DataFrame({"run": missing, "qid": [truth["qid"][0]] * len(missing),
+                               "value": [pan.NON_ANSWER] * len(missing)})
+        extra = pan.score_runs(filler, truth, edition(ctx))
+        long = pl.concat([long, extra])
+    wide = (long.filter(pl.col("measure") != "c_at_1")
+            .pivot(on="measure", index="run", values="value", sort_columns=False))
+    for js in ctx.sets:
+        out.add(wide.with_columns(pl.lit(js).alias(JS)), "all", "all")
