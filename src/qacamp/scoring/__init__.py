@@ -41,8 +41,8 @@ from .judged import judged_units
 from .lists import list_scores
 from .options import DEFAULT_SET, KINDS, primary_set, resolve_options
 from .other import other_scores
-from .pan import pan_scores
 from .outcomes import question_outcomes
+from .pan import pan_scores
 from .questions import question_scores
 from .series import series_scores, type_scores
 
