@@ -80,6 +80,12 @@ def test_hand_count_table_lower_edge_and_sensitivity():
     assert row["size_reached"] is None
     # the open last bin [0.08, ...) errs 2/50 = 4%: no warning about a higher bin
     assert row["warning"] is None
+    # the first bin is never the required one: on subsets of 20 an accuracy moves in
+    # steps of 0.05, so that bin holds only ties, which never swap (error 0)
+    ties = counts.with_columns(pl.when(pl.col("bin") == 0).then(0).otherwise(pl.col("swaps"))
+                               .alias("swaps"))
+    assert fit_swap(ties, 40, mode="observed", min_comparisons=5)[1][
+        "required_difference"][0] == 0.05
     # a higher bin above the level is said out loud
     worse = counts.with_columns(pl.when(pl.col("bin") == 7).then(5).otherwise(pl.col("swaps"))
                                 .alias("swaps"))
@@ -224,7 +230,17 @@ def test_binomial_fit_maximises_the_likelihood(model):
     np.testing.assert_allclose([curve.a, curve.b], ref.x, rtol=1e-4)
 
 
-def test_binomial_fit_by_hand_two_point_exact():
+def test_size_at_level_by_hand():
+    from qacamp.reliability.curves import size_at_level
+
+    # 0.4 exp(-0.05 c) <= 0.05 from c = log(8) / 0.05 = 41.6
+    assert size_at_level("exp-binomial", 0.4, 0.05, 0.05) == 42
+    assert size_at_level("exp-binomial", 0.04, 0.05, 0.05) == 1
+    assert size_at_level("exp-binomial", 0.4, -0.01, 0.05) is None
+    assert size_at_level("exp-binomial", 0.4, 1e-300, 0.05) is None  # beyond any collection
+
+
+def test_binomial_fit_by_hand_three_point_exact():
     # swaps exactly n e(c) at three sizes on the curve 0.3 exp(-0.1 c): the MLE is the curve
     c = np.array([10.0, 20.0, 30.0])
     n = np.array([10**6] * 3)

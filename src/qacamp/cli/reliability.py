@@ -172,9 +172,11 @@ def _run_fit(args) -> int:
                                     args.measure or (m.measure if m else ""))
     print(f"qacamp reliability fit: {fits.describe(summary)}", file=sys.stderr)
     if m is None:
-        _warn("fit", ["no matrix given: the number of runs was not checked and the "
-                      "sensitivity and highest score need it"])
-    _warn("fit", (summary["warning"][0] or "").split("; ") if summary["warning"][0] else [])
+        needs = "the highest score needs it" if settings.mode == "observed" else \
+            "the sensitivity and the highest score need it"
+        _warn("fit", [f"no matrix given: the number of runs was not checked and {needs}"])
+    warning = summary["warning"][0]
+    _warn("fit", warning.split("; ") if warning else [])
     write_parquet(fit_df, args.out)
     if args.summary:
         write_parquet(summary, args.summary)

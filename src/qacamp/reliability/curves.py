@@ -84,9 +84,13 @@ def model_error(model: str, a: float, b: float, c):
         return 1.0 / (1.0 + np.exp(-(a - b * c)))
 
 
+#: sizes beyond this are reported as "never" (no collection is that large)
+MAX_SIZE = 10**9
+
+
 def size_at_level(model: str, a: float, b: float, level: float) -> int | None:
     """Smallest integer size ``>= 1`` whose modelled error is ``<= level``
-    (None when the curve never gets there)."""
+    (None when the curve never gets there, or only beyond :data:`MAX_SIZE`)."""
     form = check_model(model)[0]
     if float(model_error(form, a, b, 1.0)) <= level:
         return 1
@@ -98,6 +102,8 @@ def size_at_level(model: str, a: float, b: float, level: float) -> int | None:
         c = math.exp(math.log(a / level) / b)
     else:
         c = (a - math.log(level / (1 - level))) / b
+    if not c < MAX_SIZE:
+        return None
     k = max(1, math.ceil(c - 1e-9))
     while float(model_error(form, a, b, k)) > level:  # guard the float rounding of ceil
         k += 1

@@ -16,7 +16,8 @@ Fits (:func:`fit_bins`, one row per bin)
     modelled error is ``<= level``.  A bin gets no ``error_at_full`` (null)
     and a ``reason`` when it lies outside ``fitted_bins`` (Voorhees 2003:
     "Curves could not be fit for the first bin ... or for bins where
-    differences were greater than 0.16"), has fewer than 3 usable sizes, has
+    differences were greater than 0.16"; the observed reading below uses every
+    bin), has fewer than 3 usable sizes, has
     no finite fit, rises with size (``b < 0``), or extrapolates to an error
     above 0.5 (worse than a coin toss).  ``warning`` flags bins with fewer
     than ``min_comparisons`` comparisons (at the fitted sizes; in observed
@@ -33,7 +34,11 @@ Required difference (:func:`required_difference`)
     swap rate at ``observed_at`` with no extrapolation, as the c@1 paper:
     "we select the difference that represents the first bin where the
     swap-rate is lower or equal than 0.05" (bins without comparisons at that
-    size are skipped).
+    size are skipped).  The first bin (``0 <= d < 0.01``, "including no
+    difference at all") is never the required one: its lower edge 0 is no
+    difference, and its comparisons include exact ties on the first subset,
+    which can never be swaps, so a discrete measure on small subsets (all
+    differences multiples of ``1/c``) can show it a zero error rate.
 
 Summary (:func:`summarize`, one row)
     ``required_difference``, ``required_bin``; ``size_reached`` =
@@ -149,6 +154,8 @@ class FitSettings:
                              "use mode 'observed')")
         if self.observed_at is not None and self.observed_at < 1:
             raise UsageError("observed_at must be a subset size >= 1")
+        if self.fitted_bins is not None and not 0 <= self.fitted_bins[0] <= self.fitted_bins[1]:
+            raise UsageError(f"fitted bins {self.fitted_bins}: need 0 <= LO <= HI")
         if self.min_runs < 2 or self.min_comparisons < 1:
             raise UsageError("min_runs must be >= 2 and min_comparisons >= 1")
 
@@ -245,9 +252,11 @@ def _reading(fits: pl.DataFrame, mode: str) -> list[float | None]:
 
 
 def _required_index(fits: pl.DataFrame, level: float, mode: str) -> int | None:
-    """Row of the first bin whose error rate (per ``mode``) is ``<= level``."""
+    """Row of the first bin after the first whose error rate (per ``mode``) is
+    ``<= level`` (the first bin, lower edge 0, is no difference at all)."""
+    lows = fits["lo"].to_list()
     for i, e in enumerate(_reading(fits, mode)):
-        if e is not None and not math.isnan(e) and e <= level:
+        if lows[i] > 0 and e is not None and not math.isnan(e) and e <= level:
             return i
     return None
 

@@ -123,7 +123,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     ``model``, e.g. ``a exp(-b c)``; solid over the observed sizes, dashed when
     extrapolated up to ``full_size``, not extrapolated for a bin whose fit
     has a ``reason``) for the difference bins ``bins`` (default: bins 1-6
-    that have a fit, i.e. differences 0.01-0.07), with the ``level`` line.
+    that have a fit, i.e. differences 0.01-0.07, and the ``summary``'s
+    required bin), with the ``level`` line.
     A footnote names the fitting method, the observed-mode reading and the
     ``summary``'s weak-evidence warning."""
     from ..reliability.curves import model_error
@@ -132,6 +133,10 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     fitted = fits.filter(pl.col("a").is_not_null() & pl.col("b").is_not_null())
     if bins is None:
         bins = [b for b in fitted["bin"].to_list() if 1 <= b <= 6] or fitted["bin"].to_list()[:6]
+        req = summary["required_bin"][0] if summary is not None and summary.height \
+            and "required_bin" in summary.columns else None
+        if req is not None and req not in bins and req in fitted["bin"].to_list():
+            bins.append(req)  # the bin the required difference is read from
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
         (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
     srow = summary.row(0, named=True) if summary is not None and summary.height else {}

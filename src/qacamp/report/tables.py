@@ -392,14 +392,14 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
     ext = [r for r in rows if r["mode"] == "extrapolate"]
     obs = [r for r in rows if r["mode"] == "observed"]
     if ext:
-        parts.append(("" if len(modes) == 1 else "Mode extrapolate: ")
-                     + "error rates extrapolated to the full collection from curves "
+        parts.append(("Error" if len(modes) == 1 else "Mode extrapolate: error")
+                     + " rates extrapolated to the full collection from curves "
                      f"{_fit_method(ext)}; (iv) is the share of run pairs on the full "
                      "collection whose difference reaches (i).")
     if obs:
         sizes = ", ".join(str(c) for c in dict.fromkeys(r["observed_at"] for r in obs))
-        parts.append(("" if len(modes) == 1 else "Mode observed: ")
-                     + f"swap rates observed at subsets of c = {sizes}, no extrapolation and "
+        parts.append(("Swap" if len(modes) == 1 else "Mode observed: swap")
+                     + f" rates observed at subsets of c = {sizes}, no extrapolation and "
                      "no fitted curve, as in the paper; (iv) is the share of the experiment's "
                      "comparisons at c (run pairs x trials) whose difference reaches (i).")
     notes = ["A dash in (i): the error level is not reached."]
@@ -532,9 +532,10 @@ def equivalence_table(frames: Mapping[str, pl.DataFrame],
                     for m, v in required.items())
     return Table("equivalence", "Groups of runs whose score differences are smaller than "
                  "the difference required by the swap method (the lower edge of the first "
-                 "difference bin whose error rate is at most the level; a difference of at "
-                 "least it is reliable); runs in a group should be reported as equally "
-                 "effective" + (f" (required difference {req})." if req else "."), out, cols)
+                 "difference bin whose error rate is at most the level, read as the "
+                 "swap_summary table says; a difference of at least it is reliable); runs in "
+                 "a group should be reported as equally effective"
+                 + (f" (required difference {req})." if req else "."), out, cols)
 
 
 def bootstrap_table(frames: dict[str, pl.DataFrame], what: str = "bootstrap_<measure>.parquet"
