@@ -66,14 +66,19 @@ def test_fit_recovers_exponential():
         for c in sizes:
             rows.append({"size": int(c), "bin": b, "swaps": int(round(a * np.exp(-k * c) * n)),
                          "comparisons": n})
-    fits = fit_bins(pl.DataFrame(rows), 100, level=0.05, min_fit_size=20, bin_width=0.01)
-    np.testing.assert_allclose(fits["a"], [0.5, 0.4, 0.3], rtol=1e-4)
-    np.testing.assert_allclose(fits["b"], [0.01, 0.05, 0.1], rtol=1e-4)
-    assert fits["size_at_level"].to_list()[1] == int(np.ceil(np.log(0.4 / 0.05) / 0.05))
-    assert fits["hi"].to_list()[-1] is None
-    for model in ("power", "logit"):
+    for model in ("exp-binomial", "exp-loglinear"):  # exact counts: both estimators agree
+        fits = fit_bins(pl.DataFrame(rows), 100, level=0.05, min_fit_size=20, bin_width=0.01,
+                        model=model)
+        np.testing.assert_allclose(fits["a"], [0.5, 0.4, 0.3], rtol=1e-4)
+        np.testing.assert_allclose(fits["b"], [0.01, 0.05, 0.1], rtol=1e-4)
+        assert fits["size_at_level"].to_list()[1] == int(np.ceil(np.log(0.4 / 0.05) / 0.05))
+        assert fits["hi"].to_list()[-1] is None
+        assert fits["n_points"].to_list() == [40] * 3  # sizes 20..59: min_fit_size inclusive
+    for model in ("power-loglinear", "power-binomial", "logit-binomial"):
         f = fit_bins(pl.DataFrame(rows), 100, model=model, min_fit_size=20)
         assert f["error_at_full"].to_list()[0] > f["error_at_full"].to_list()[2]
+    with pytest.raises(UsageError, match="renamed"):
+        fit_bins(pl.DataFrame(rows), 100, model="exp")
 
 
 def test_stability_shards_and_behaviour():
@@ -100,16 +105,18 @@ def test_kendall_equals_scipy_and_swaps():
     rng = np.random.default_rng(0)
     for _ in range(10):
         a, b = rng.permutation(30).astype(float), rng.permutation(30).astype(float)
-        assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(a, b).statistic)
+        for variant in ("tau_a", "tau_b"):  # no ties: the variants agree
+            assert kendall_tau(a, b, variant) == pytest.approx(stats.kendalltau(a, b).statistic)
     a = np.round(rng.random(25), 1)
     b = np.round(rng.random(25), 1)  # with ties: tau-b
-    assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(a, b, variant="b").statistic)
+    assert kendall_tau(a, b, "tau_b") == pytest.approx(
+        stats.kendalltau(a, b, variant="b").statistic)
     sw = ranking_swaps([0.50, 0.40, 0.30], [0.30, 0.45, 0.20], thresholds=[0.05, 0.15])
     assert sw["swaps"].to_list() == [1, 1, 0]
     long = pl.DataFrame({"ranking": ["x"] * 3 + ["y"] * 3, "run": ["a", "b", "c"] * 2,
                          "score": [0.5, 0.4, 0.3, 0.3, 0.45, 0.2]})
     t = tau_table(long)
-    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3))
+    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3), "tau_a", 0, 0)
 
 
 def test_judgment_tuples():

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
+import pytest
+import yaml
 from paths import SHARED_DATA
+from snakemake.utils import validate
 
 from qacamp.cli import main
+from qacamp.config import reliability_plan
+from qacamp.reliability.curves import MODELS
+from qacamp.reliability.ranking import VARIANTS
 
 WEB = str(SHARED_DATA / "score-matrices" / "web2004.csv")
 
@@ -22,7 +30,8 @@ def test_cli_swap_shards_merge_fit(tmp_path):
     assert main(["reliability", "merge", "--kind", "swap", str(tmp_path / "m.parquet"), *shards]) == 0
     assert (tmp_path / "m.parquet").read_bytes() == (tmp_path / "all.parquet").read_bytes()
     df = pl.read_parquet(tmp_path / "all.parquet")
-    assert df.columns == ["size", "bin", "swaps", "comparisons"] and df.height == 6 * 21
+    assert df.columns == ["size", "bin", "swaps", "comparisons", "max_score"]
+    assert df.height == 6 * 21
     assert main(["reliability", "fit", "--counts", str(tmp_path / "all.parquet"), "--matrix", WEB,
                  "--min-fit-size", "5", "--out", str(tmp_path / "fits.parquet"),
                  "--summary", str(tmp_path / "sum.parquet")]) == 0
@@ -61,3 +70,29 @@ def test_cli_scores_dir(tmp_path):
                  "--judgment-set", "gold", "--sizes", "2:10:4", "--trials", "3",
                  "--out", str(tmp_path / "sw.parquet")]) == 0
     assert pl.read_parquet(tmp_path / "sw.parquet")["comparisons"].sum() == 3 * 3 * 6
+
+
+def test_config_keys_of_the_fit_and_kendall_settings_reach_the_plan():
+    schema = str(Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml")
+    camp = {"kind": "clef-qa", "questions": "q.tsv", "runs": "r/*.tsv",
+            "reliability": {"swap": {"mode": "observed", "observed_at": 250,
+                                     "fit": "exp-loglinear", "fitted_bins": "0.01:0.16",
+                                     "min_runs": 12, "min_comparisons": 50},
+                            "kendall": {"variant": "tau_b"}}}
+    cfg = {"campaigns": {"c": camp}}
+    validate(cfg, schema)
+    plan = reliability_plan(camp, cfg)
+    assert {k: plan["swap"][k] for k in ("mode", "observed_at", "fit", "fitted_bins",
+                                         "min_runs", "min_comparisons")} == \
+        camp["reliability"]["swap"]
+    assert plan["kendall"] == {"variant": "tau_b"}
+    default = reliability_plan({"kind": "clef-qa"})
+    assert (default["swap"]["fit"], default["swap"]["mode"], default["kendall"]["variant"]) == \
+        ("exp-binomial", "extrapolate", "tau_a")
+    # every schema value is one the command line accepts
+    spec = yaml.safe_load(Path(schema).read_text())["$defs"]["reliability"]["properties"]
+    assert spec["swap"]["properties"]["fit"]["enum"] == list(MODELS)
+    assert spec["kendall"]["properties"]["variant"]["enum"] == list(VARIANTS)
+    bad = {"campaigns": {"c": {**camp, "reliability": {"swap": {"fit": "exp"}}}}}
+    with pytest.raises(Exception, match="exp"):
+        validate(bad, schema)

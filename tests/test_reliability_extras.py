@@ -91,7 +91,9 @@ def _judgments_frame() -> pl.DataFrame:
 def test_kendall_frame_hand_values():
     k = extras.kendall_frame(_runs_frame(), ["cws", "accuracy"], "adj", "trec-series",
                              ["adj", "a1", "a2"])
-    assert k.columns == ["ranking_a", "ranking_b", "n_runs", "tau"]
+    assert k.columns == ["ranking_a", "ranking_b", "n_runs", "tau", "variant", "tied_pairs_a",
+                         "tied_pairs_b"]
+    assert k["variant"].unique().to_list() == ["tau_a"]  # no ties here: tau_a = tau_b
     assert list(zip(k["ranking_a"], k["ranking_b"], strict=True)) == [
         ("cws@adj", "cws@a1"), ("cws@adj", "cws@a2"), ("cws@a1", "cws@a2"),
         ("cws@adj", "accuracy@adj"), ("series_score@adj", "type_score@adj")]
@@ -146,12 +148,14 @@ def test_distributions_and_boxplot_hand_values():
 
 def test_equivalence_frame_hand_values():
     eq = extras.equivalence_frame(_runs_frame(), "cws", "adj", 0.05)
-    assert eq.to_dicts() == [{"run": "r1", "score": 0.90, "group": 1},
-                             {"run": "r2", "score": 0.86, "group": 1},
-                             {"run": "r3", "score": 0.60, "group": 2},
-                             {"run": "r4", "score": 0.50, "group": 3}]
+    assert eq.to_dicts() == [{"run": "r1", "score": 0.90, "group": 1, "required_difference": 0.05},
+                             {"run": "r2", "score": 0.86, "group": 1, "required_difference": 0.05},
+                             {"run": "r3", "score": 0.60, "group": 2, "required_difference": 0.05},
+                             {"run": "r4", "score": 0.50, "group": 3, "required_difference": 0.05}]
     for never in (None, math.nan):  # required difference never reached: one group
-        assert extras.equivalence_frame(_runs_frame(), "cws", "adj", never)["group"].to_list() == [1] * 4
+        eq = extras.equivalence_frame(_runs_frame(), "cws", "adj", never)
+        assert eq["group"].to_list() == [1] * 4
+        assert eq["required_difference"].null_count() == 4
 
 
 def _write_campaign(tmp_path):

@@ -28,23 +28,26 @@ def loop_swap(m, sizes, trials, seed, measure, width=0.01, bins=21, score=None):
     score = score or (lambda sub, r: float(np.mean(m.values[sub, r])))
     swaps = np.zeros((len(sizes), bins), int)
     comps = np.zeros((len(sizes), bins), int)
+    best = np.full(len(sizes), -np.inf)
     for s_i, c in enumerate(sizes):
         idx = draw_subsets(m.n_units, c, 2, np.arange(trials), seed, measure)
         for t in range(trials):
             a, b = idx[t, 0], idx[t, 1]
             for x in range(m.n_runs):
+                best[s_i] = max(best[s_i], score(a, x), score(b, x))
                 for y in range(x + 1, m.n_runs):
                     d1 = score(a, x) - score(a, y)
                     d2 = score(b, x) - score(b, y)
                     k = min(int(np.floor(abs(d1) / width + 1e-9)), bins - 1)
                     comps[s_i, k] += 1
                     swaps[s_i, k] += d1 * d2 < 0
-    return swaps, comps
+    return swaps, comps, best
 
 
 def as_arrays(df, n_sizes, bins=21):
     return (df["swaps"].to_numpy().reshape(n_sizes, bins),
-            df["comparisons"].to_numpy().reshape(n_sizes, bins))
+            df["comparisons"].to_numpy().reshape(n_sizes, bins),
+            df["max_score"].to_numpy().reshape(n_sizes, bins))
 
 
 def test_kernel_equals_pseudocode_loop():
@@ -54,6 +57,8 @@ def test_kernel_equals_pseudocode_loop():
     want = loop_swap(m, sizes, 8, 5, "sim")
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+    # the highest subset score of each size, on every bin row of the size
+    np.testing.assert_allclose(got[2], np.repeat(want[2][:, None], 21, axis=1), rtol=1e-12)
 
 
 def test_cws_kernel_equals_pseudocode_loop():
@@ -76,12 +81,19 @@ def test_cws_kernel_equals_pseudocode_loop():
     want = loop_swap(m, [4, 10], 6, 3, "cws", score=cws)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[2][:, 0], want[2], rtol=1e-12)
 
 
 def test_per_pair_pairing_counts_all_comparisons():
     m = sim_matrix(60, np.linspace(0.3, 0.5, 5), seed=4)
     df = swap_counts(m, [5, 10], 7, seed=2, pairing="per-pair")
     assert df.group_by("size").agg(pl.col("comparisons").sum())["comparisons"].to_list() == [70, 70]
+    # highest score on the pairs' own subsets, by a loop over trials and pairs
+    idx = draw_subsets(m.n_units, 5, 2, np.arange(7), 2, "sim", n_pairs=10)
+    ii, jj = np.triu_indices(5, 1)
+    best = max(m.values[idx[t, p, s], r].mean() for t in range(7) for p in range(10)
+               for s in range(2) for r in (ii[p], jj[p]))
+    assert df.filter(pl.col("size") == 5)["max_score"].to_list() == [pytest.approx(best)] * 21
     again = swap_counts(m, [5, 10], 7, seed=2, pairing="per-pair")
     assert df.equals(again)
 
@@ -155,6 +167,9 @@ def test_web2004_swap_and_fits():
     fits, summary = fit_swap(df, 150, min_fit_size=20, matrix=m)
     assert fits.height == 21 and fits["a"].null_count() == 0
     row = summary.row(0, named=True)
-    assert 0 < row["required_difference"] <= 0.21
+    assert 0 < row["required_difference"] <= 0.20
+    # the lower edge of the first bin whose extrapolated error is at most 5%
+    first = fits.filter(pl.col("error_at_full") <= 0.05).sort("bin").row(0, named=True)
+    assert row["required_difference"] == first["lo"] and row["required_bin"] == first["bin"]
     assert 0 < row["sensitivity"] <= 1 and row["n_pairs"] == 73 * 72 // 2
     assert row["relative_difference"] == pytest.approx(row["required_difference"] / row["highest_score"])

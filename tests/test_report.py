@@ -79,7 +79,11 @@ def swap_frames(measure: str, a0: float = 0.5, full: int = 40):
     summary = pl.DataFrame({"measure": [measure], "full_size": [full], "level": [0.05],
                             "required_difference": [0.09 if measure != "accuracy" else None],
                             "size_reached": [23], "sensitivity": [0.584], "n_pairs": [10],
-                            "highest_score": [0.77], "relative_difference": [0.1169]})
+                            "highest_score": [0.77], "relative_difference": [0.1169],
+                            "mode": ["extrapolate"], "observed_at": [None],
+                            "model": ["exp-binomial"], "min_fit_size": [5],
+                            "n_comparisons": [10], "warning": [None]},
+                           schema_overrides={"observed_at": pl.Int64, "warning": pl.String})
     fuzz = [round(0.01 * i, 2) for i in range(1, 11)]
     stability = pl.DataFrame({"measure": [measure] * 10, "fuzziness": fuzz,
                               "error_rate": [0.08 / (1 + i) + a0 / 50 for i in range(10)],

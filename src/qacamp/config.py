@@ -68,9 +68,19 @@ KIND_DEFAULTS: dict[str, dict[str, Any]] = {
 
 GLOBAL_DEFAULTS: dict[str, Any] = {
     "seed": 20030527,
-    "swap": {"bin_width": 0.01, "bins": 21, "pairing": "shared", "fit": "exp", "level": 0.05},
+    # swap: `fit` is the curve model of `qacamp reliability fit --model`
+    # (exp-binomial: a exp(-b c) by binomial maximum likelihood); `mode`
+    # extrapolate (Voorhees) or observed (c@1 paper Table 2: rates observed at
+    # `observed_at`, null = the largest size counted); `fitted_bins` "LO:HI"
+    # (lower bin edges) or null = all; `min_runs` / `min_comparisons`: below
+    # these the summary warns of weak evidence (docs/reliability.md).
+    "swap": {"bin_width": 0.01, "bins": 21, "pairing": "shared", "fit": "exp-binomial",
+             "level": 0.05, "mode": "extrapolate", "observed_at": None, "fitted_bins": None,
+             "min_runs": 10, "min_comparisons": 100},
     "stability": {"fuzz": "0.01:0.10:0.01"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
+    # Kendall tau variant of `qacamp reliability extras --kendall-variant`
+    "kendall": {"variant": "tau_a"},
 }
 
 

@@ -1,4 +1,4 @@
-"""`qacamp reliability`: resampling analyses of score matrices (METHODS.md section 3).
+"""`qacamp reliability`: resampling analyses of score matrices (docs/reliability.md).
 
 Subcommands: ``swap``, ``fit``, ``stability``, ``bootstrap``, ``merge``,
 ``kendall``, ``extras`` (campaign-level Kendall tau, ranking swaps, assessor
@@ -7,12 +7,18 @@ agreement, median-zero shares, series box plots, equivalence groups; see
 run names) or ``--scores DIR --measure NAME --unit question|series|test|topic
 [--judgment-set S]`` (the pipeline's scores/*.parquet).  Sharded runs
 (``--shard I/N``, 0-based) write mergeable counts; ``merge`` sums them.
+
+Trials are seeded by (``--seed``, measure name, size, trial).  With
+``--matrix`` the measure name is ``--measure``, or ``score`` when it is not
+given (:data:`DEFAULT_MATRIX_MEASURE`), never the file's name: renaming or
+moving the matrix file does not change the trials.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -21,7 +27,7 @@ from ..errors import InputError, UsageError
 from ..io import write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
-from ..reliability import extras, fits, ranking, swap
+from ..reliability import curves, extras, fits, ranking, swap
 from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
 from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
@@ -31,13 +37,22 @@ from ..reliability.stability import (
     summarize_stability,
 )
 
+#: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
+DEFAULT_MATRIX_MEASURE = "score"
+
+
+def _warn(command: str, lines) -> None:
+    for line in lines:
+        print(f"qacamp reliability {command}: warning: {line}", file=sys.stderr)
+
 
 def _add_input(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("input (one of --matrix or --scores)")
     g.add_argument("--matrix", help="wide score matrix (CSV or Parquet), header of run names")
     g.add_argument("--scores", help="the pipeline's scores/ folder")
     g.add_argument("--measure", default=None,
-                   help="measure name (selects rows with --scores; seeds the trials)")
+                   help="measure name (selects rows with --scores; names the matrix and seeds "
+                   f"the trials; a --matrix without it is called {DEFAULT_MATRIX_MEASURE!r})")
     g.add_argument("--unit", default="question", choices=["question", "series", "test", "topic", "qtype"])
     g.add_argument("--judgment-set", default=None)
     g.add_argument("--include-baselines", action="store_true",
@@ -50,7 +65,7 @@ def _load(args):
     if bool(args.matrix) == bool(args.scores):
         raise UsageError("give exactly one of --matrix or --scores")
     if args.matrix:
-        m = read_matrix_file(args.matrix, measure=args.measure or Path(args.matrix).stem,
+        m = read_matrix_file(args.matrix, measure=args.measure or DEFAULT_MATRIX_MEASURE,
                              include_baselines=args.include_baselines)
     else:
         if not args.measure:
@@ -138,14 +153,30 @@ def _run_merge(args) -> int:
     return 0
 
 
+def _fit_settings(args) -> fits.FitSettings:
+    mode = args.mode or ("observed" if args.observed_at is not None else "extrapolate")
+    return fits.FitSettings(level=args.level, min_fit_size=args.min_fit_size, model=args.model,
+                            bin_width=args.bin_width, mode=mode, observed_at=args.observed_at,
+                            fitted_bins=fits.parse_fitted_bins(args.fitted_bins),
+                            min_runs=args.min_runs, min_comparisons=args.min_comparisons)
+
+
 def _run_fit(args) -> int:
+    settings = _fit_settings(args)
     counts = _read_all([args.counts])[0]
     m = _load(args) if (args.matrix or args.scores) else None
     full = args.full_size or (m.n_units if m is not None else None)
     if not full:
         raise UsageError("give --full-size or the matrix (--matrix/--scores)")
-    fit_df, summary = fits.fit_swap(counts, full, args.level, args.min_fit_size, args.model,
-                                    args.bin_width, m, args.measure or (m.measure if m else ""))
+    fit_df, summary = fits.fit_swap(counts, full, settings, m,
+                                    args.measure or (m.measure if m else ""))
+    print(f"qacamp reliability fit: {fits.describe(summary)}", file=sys.stderr)
+    if m is None:
+        needs = "the highest score needs it" if settings.mode == "observed" else \
+            "the sensitivity and the highest score need it"
+        _warn("fit", [f"no matrix given: the number of runs was not checked and {needs}"])
+    warning = summary["warning"][0]
+    _warn("fit", warning.split("; ") if warning else [])
     write_parquet(fit_df, args.out)
     if args.summary:
         write_parquet(summary, args.summary)
@@ -166,7 +197,7 @@ def _run_kendall(args) -> int:
     if len(frames) < 2:
         raise UsageError("kendall needs at least two rankings (LABEL=matrix.csv ...)")
     long = pl.concat(frames)
-    table = ranking.tau_table(long)
+    table = ranking.tau_table(long, variant=args.variant)
     write_parquet(table, args.out)
     if args.swaps_out:
         j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
@@ -213,7 +244,8 @@ def _run_extras(args) -> int:
         raise UsageError(f"--summary for measure(s) {', '.join(stray)} not given as --measure")
     # compute everything before writing, so a failure leaves no partial set of outputs
     results = {
-        "kendall": extras.kendall_frame(runs, measures, primary, kind, order),
+        "kendall": extras.kendall_frame(runs, measures, primary, kind, order,
+                                        variant=args.kendall_variant),
         "ranking_swaps": extras.swaps_frame(runs, measures, primary,
                                             parse_grid(args.thresholds), order),
         "agreement": extras.agreement_frame(judgments, primary),
@@ -281,9 +313,29 @@ def register(sub) -> None:
     _add_input(s)
     s.add_argument("--counts", required=True, help="swap counts Parquet (from swap/merge)")
     s.add_argument("--full-size", type=int, default=None, help="default: the matrix's units")
-    s.add_argument("--level", type=float, default=0.05)
-    s.add_argument("--min-fit-size", type=int, default=20)
-    s.add_argument("--model", choices=list(fits.MODELS), default="exp")
+    s.add_argument("--level", type=float, default=0.05, help="error level (default 0.05)")
+    s.add_argument("--min-fit-size", type=int, default=fits.DEFAULT_MIN_FIT_SIZE,
+                   help="fit sizes >= this (inclusive; default 21: Voorhees 2003 fitted "
+                   "'question set sizes greater than 20')")
+    s.add_argument("--model", choices=list(curves.MODELS), default=curves.DEFAULT_MODEL,
+                   help="curve and estimator (default exp-binomial: a exp(-b c) by binomial "
+                   "maximum likelihood, sizes without swaps included; exp-loglinear: least "
+                   "squares on log error rates)")
+    s.add_argument("--mode", choices=list(fits.MODES), default=None,
+                   help="extrapolate: read the fitted error at the full size (Voorhees); "
+                   "observed: read the observed swap rates at --observed-at, no extrapolation "
+                   "(Penas & Rodrigo 2011 Table 2).  Default: observed if --observed-at is "
+                   "given, else extrapolate")
+    s.add_argument("--observed-at", type=int, default=None, metavar="C",
+                   help="subset size whose observed swap rates give the required difference "
+                   "(observed mode; default there: the largest size counted)")
+    s.add_argument("--fitted-bins", default=None, metavar="LO:HI",
+                   help="fit only the bins whose lower edge is in LO..HI (e.g. 0.01:0.16 as "
+                   "Voorhees 2003); other bins get reason 'not fitted' (default: all)")
+    s.add_argument("--min-runs", type=int, default=fits.MIN_RUNS,
+                   help="warn below this many runs (default 10 = 45 pairs)")
+    s.add_argument("--min-comparisons", type=int, default=fits.MIN_COMPARISONS,
+                   help="warn for bins with fewer comparisons (default 100)")
     s.add_argument("--bin-width", type=float, default=0.01)
     s.add_argument("--summary", default=None, help="write the summary row here")
     s.add_argument("--out", required=True, help="fits Parquet")
@@ -295,6 +347,8 @@ def register(sub) -> None:
     s.add_argument("--swaps-out", default=None,
                    help="write swaps between the first two rankings (threshold, swaps, pairs)")
     s.add_argument("--thresholds", default="0.05,0.07")
+    s.add_argument("--variant", choices=list(ranking.VARIANTS), default=ranking.DEFAULT_VARIANT,
+                   help=ranking.VARIANT_HELP)
     s.add_argument("--out", required=True)
     s.set_defaults(func=_run_kendall)
 
@@ -313,5 +367,7 @@ def register(sub) -> None:
                    "measures without a summary get no equivalence file")
     s.add_argument("--thresholds", default="0,0.01,0.02,0.05,0.07",
                    help="score differences (primary ranking) for the swap counts")
+    s.add_argument("--kendall-variant", choices=list(ranking.VARIANTS),
+                   default=ranking.DEFAULT_VARIANT, help=ranking.VARIANT_HELP)
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_run_extras)

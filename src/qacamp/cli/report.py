@@ -233,7 +233,8 @@ def build_figures(c: Campaign) -> dict:
             raise InputError(c.rel_path(f"swap_{m}_summary.parquet"), None,
                              "no full_size", "rerun `qacamp reliability`")
         figs[f"swap_{m}"] = F.swap_curves_figure(counts, fits, m, full, level=level,
-                                                 unit=c.full_size_unit, required_difference=req)
+                                                 unit=c.full_size_unit, required_difference=req,
+                                                 summary=summary)
     if c.measures:
         stab = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
         size = (c.meta.get("reliability") or {}).get("stability", {}).get("size") \

@@ -1,4 +1,4 @@
-"""Reliability analyses of QA evaluation campaigns (METHODS.md section 3).
+"""Reliability analyses of QA evaluation campaigns (docs/reliability.md).
 
 Score matrices (:mod:`.matrix`), seeding/sharding (:mod:`.seeds`), the swap
 method (:mod:`.swap`) and its extrapolation (:mod:`.fits`), stability vs
@@ -11,10 +11,15 @@ arrays / polars frames; only :mod:`qacamp.cli.reliability` touches files
 
 Output frames (Parquet columns):
 
-- swap counts: size, bin, swaps, comparisons (Int64)
-- fits: bin, lo, hi, a, b, n_points, error_at_full, size_at_level
-- fit summary: measure, full_size, level, required_difference, size_reached,
-  sensitivity, n_pairs, highest_score, relative_difference
+- swap counts: size, bin, swaps, comparisons (Int64), max_score
+- fits: bin, lo, hi, a, b, n_points, error_at_full, size_at_level, model, swaps,
+  comparisons, reason, warning, observed_size, observed_swaps,
+  observed_comparisons, observed_error
+- fit summary: measure, full_size, level, required_difference (the LOWER edge
+  of the first bin whose error rate is at most the level), size_reached,
+  sensitivity, n_pairs, highest_score, relative_difference, mode, observed_at,
+  model, min_fit_size, fitted_bins, required_bin, n_runs, n_comparisons,
+  highest_subset_score, relative_difference_subsets, min_comparisons, warning
 - stability counts: measure, size, fuzziness, run_x, run_y, wins_x, wins_y, ties, trials
 - stability: measure, size, fuzziness, error_rate, prop_ties, wins_min_sum, ties, decisions
 - bootstrap counts: measure, run_x, run_y, n_units, mean_diff, t_obs, alpha,
@@ -22,7 +27,8 @@ Output frames (Parquet columns):
 - bootstrap pairs: measure, run_x, run_y, mean_diff, t_obs, asl, significant, diff_at_threshold
 - bootstrap summary: measure, alpha, samples, n_pairs, n_significant,
   discriminative_power, estimated_difference, median_difference
-- kendall: ranking_a, ranking_b, n_runs, tau; ranking swaps: threshold, swaps, pairs
+- kendall: ranking_a, ranking_b, n_runs, tau, variant, tied_pairs_a, tied_pairs_b;
+  ranking swaps: threshold, swaps, pairs
 - judgment tuples: tuple, count, share; median zero: qtype, n_units, n_median_zero, share
 - box stats: unit, n, min, q1, median, q3, max, whisker_lo, whisker_hi
 - equivalence: run, score, group
@@ -35,9 +41,10 @@ boxplot.parquet, equivalence_<measure>.parquet.
 
 from .agreement import judgment_tuples
 from .bootstrap import bootstrap_counts, bootstrap_results, bootstrap_test, merge_bootstrap
+from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
 from .distributions import box_stats, median_zero_share
 from .equivalence import equivalence_groups
-from .fits import fit_bins, fit_swap, required_difference, summarize
+from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
 from .matrix import (
                      ScoreMatrix,
                      from_long,
@@ -46,13 +53,14 @@ from .matrix import (
                      from_wide,
                      read_matrix_file,
 )
-from .ranking import kendall_tau, ranking_swaps, tau_table
+from .ranking import kendall_tau, ranking_swaps, tau_table, tied_pairs
 from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rng, trial_seed
 from .stability import merge_stability_counts, stability, stability_counts, summarize_stability
 from .swap import error_rates, merge_swap, swap_counts
 
 __all__ = [
-    "ScoreMatrix", "bootstrap_counts", "bootstrap_results", "bootstrap_test", "box_stats",
+    "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
+    "tied_pairs", "ScoreMatrix", "bootstrap_counts", "bootstrap_results", "bootstrap_test", "box_stats",
     "equivalence_groups", "error_rates", "fit_bins", "fit_swap", "from_long", "from_outcomes",
     "from_scores_dir", "from_wide", "judgment_tuples", "kendall_tau", "median_zero_share",
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",

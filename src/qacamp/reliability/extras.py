@@ -1,4 +1,4 @@
-"""Campaign-level reliability extras (METHODS.md section 3): rank correlation,
+"""Campaign-level reliability extras (docs/reliability.md): rank correlation,
 ranking swaps, assessor agreement, per-unit distributions, equivalence groups.
 
 These functions work on the pipeline's frames (``scores/runs.parquet``,
@@ -8,7 +8,9 @@ and writes the results.  Runs named ``baseline:*`` are always excluded.  A
 ranking is labelled ``<measure>@<judgment_set>`` (e.g. ``cws@assessor1``); run
 scores are the ``runs.parquet`` rows with ``scope == "all"``.
 
-- :func:`kendall_frame` (ranking_a, ranking_b, n_runs, tau), rows in this order:
+- :func:`kendall_frame` (ranking_a, ranking_b, n_runs, tau, variant,
+  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_a``
+  (default) and ``tau_b``), rows in this order:
   1. for each measure (in the given order), every pair of judgment sets, the
      primary set first (so the first rows are primary vs each other set, as in
      Voorhees 2003 Table 3), then the other sets in campaign order;
@@ -34,9 +36,11 @@ scores are the ``runs.parquet`` rows with ``scope == "all"``.
   whisker_hi): per-series ``series_score`` (``runs.parquet`` scope ``series``,
   primary set) across runs, units in natural order; zero rows when the
   campaign has no series scores.
-- :func:`equivalence_frame` (run, score, group): :func:`.equivalence.equivalence_groups`
-  on the primary set's run scores.  A null/NaN required difference (the
-  error level is never reached, not even in the last bin) is taken as an
+- :func:`equivalence_frame` (run, score, group, required_difference):
+  :func:`.equivalence.equivalence_groups` on the primary set's run scores,
+  with the required difference used (null when never reached).  A null/NaN
+  required difference (the error level is never reached, not even in the
+  last bin) is taken as an
   infinite one: no difference between runs is reliable, so all runs form ONE
   group (the conservative reading; splitting every run into its own group
   would claim every difference is meaningful).
@@ -54,10 +58,10 @@ from .agreement import judgment_tuples
 from .distributions import box_stats, median_zero_share
 from .equivalence import equivalence_groups
 from .matrix import BASELINE_PREFIX, _natural
-from .ranking import ranking_swaps, tau_table
+from .ranking import DEFAULT_VARIANT, TAU_SCHEMA, ranking_swaps, tau_table
 
 AUTOMATIC_SET = "automatic"
-KENDALL_SCHEMA = {"ranking_a": pl.Utf8, "ranking_b": pl.Utf8, "n_runs": pl.Int64, "tau": pl.Float64}
+KENDALL_SCHEMA = TAU_SCHEMA
 SWAPS_SCHEMA = {"ranking_a": pl.Utf8, "ranking_b": pl.Utf8, "threshold": pl.Float64,
                 "swaps": pl.Int64, "pairs": pl.Int64}
 AGREEMENT_SCHEMA = {"tuple": pl.Utf8, "count": pl.Int64, "share": pl.Float64}
@@ -66,7 +70,8 @@ DISTRIBUTION_SCHEMA = {"qtype": pl.Utf8, "n_units": pl.Int64, "n_median_zero": p
 BOXPLOT_SCHEMA = {"unit": pl.Utf8, "n": pl.Int64, "min": pl.Float64, "q1": pl.Float64,
                   "median": pl.Float64, "q3": pl.Float64, "max": pl.Float64,
                   "whisker_lo": pl.Float64, "whisker_hi": pl.Float64}
-EQUIVALENCE_SCHEMA = {"run": pl.Utf8, "score": pl.Float64, "group": pl.Int64}
+EQUIVALENCE_SCHEMA = {"run": pl.Utf8, "score": pl.Float64, "group": pl.Int64,
+                      "required_difference": pl.Float64}
 #: per-question measure of each question type for the median-zero shares
 QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f"}
 DEFAULT_QTYPE_MEASURE = "accuracy"
@@ -123,7 +128,7 @@ def _require(runs: pl.DataFrame, measure: str, primary: str) -> None:
 
 
 def kendall_frame(runs: pl.DataFrame, measures: list[str], primary: str, kind: str = "",
-                  set_order: Iterable[str] = ()) -> pl.DataFrame:
+                  set_order: Iterable[str] = (), variant: str = DEFAULT_VARIANT) -> pl.DataFrame:
     """Kendall tau rows (see module docstring for the row order)."""
     sets = judgment_sets(runs, primary, set_order)
     parts: list[pl.DataFrame] = []
@@ -131,14 +136,16 @@ def kendall_frame(runs: pl.DataFrame, measures: list[str], primary: str, kind: s
         _require(runs, m, primary)
         ms = _measure_sets(runs, m, sets)
         if len(ms) >= 2:
-            parts.append(tau_table(pl.concat([_long(runs, m, s) for s in ms])))
+            parts.append(tau_table(pl.concat([_long(runs, m, s) for s in ms]), variant=variant))
     if len(measures) >= 2:
-        parts.append(tau_table(pl.concat([_long(runs, m, primary) for m in measures])))
+        parts.append(tau_table(pl.concat([_long(runs, m, primary) for m in measures]),
+                               variant=variant))
     if kind == "trec-series":
         for m in ("series_score", "type_score"):
             _require(runs, m, primary)
         parts.append(tau_table(pl.concat([_long(runs, m, primary)
-                                          for m in ("series_score", "type_score")])))
+                                          for m in ("series_score", "type_score")]),
+                               variant=variant))
     if not parts:
         return pl.DataFrame(schema=KENDALL_SCHEMA)
     out = pl.concat(parts)
@@ -212,8 +219,10 @@ def equivalence_frame(runs: pl.DataFrame, measure: str, primary: str,
     """Equivalence groups of the primary set's runs (null/NaN difference -> one group)."""
     _require(runs, measure, primary)
     rd = required_difference
-    if rd is None or (isinstance(rd, float) and math.isnan(rd)):
-        rd = math.inf
+    if rd is not None and isinstance(rd, float) and math.isnan(rd):
+        rd = None
     s = run_scores(runs, measure, primary)
-    return equivalence_groups(s["run"].to_list(), s["score"].to_numpy(), float(rd)).cast(
+    groups = equivalence_groups(s["run"].to_list(), s["score"].to_numpy(),
+                                math.inf if rd is None else float(rd))
+    return groups.with_columns(pl.lit(rd, pl.Float64).alias("required_difference")).cast(
         EQUIVALENCE_SCHEMA)

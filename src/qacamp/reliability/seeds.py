@@ -2,7 +2,7 @@
 
 Every trial of every resampling analysis draws its randomness from
 ``numpy.random.SeedSequence([analysis_seed, stable_hash(measure), size, trial])``
-(METHODS.md section 3, "Randomness"): the seed never depends on the shard, so
+(docs/reliability.md, "Randomness"): the seed never depends on the shard, so
 merging the counts of any number of shards gives identical results.
 ``stable_hash`` is CRC-32 of the UTF-8 name (Python's ``hash`` is salted per
 process and must not be used).

@@ -17,6 +17,12 @@ shared by all pairs.  ``pairing="per-pair"`` (c@1 paper): each pair gets its
 own two subsets (still one seed per trial; the pair's draws come from that
 trial's generator in the fixed pair order).
 
+``max_score`` records the highest score any run obtained on any subset of
+the size in these trials (repeated on every bin row of the size; null for a
+shard without trials): the c@1 paper's Table 2 column "Highest value
+obtained" may be read over the experiment's subsets (:mod:`.fits`).  Shards
+merge it by ``max``, which does not depend on the order or the shard count.
+
 Kernel: per size, a numpy gather over trials and all runs: indices (T, 2, c)
 -> scores (T, 2, R); then differences over the upper triangle (S, T, 2, P) ->
 bins (offset by size) -> ``np.bincount``.  Small problems take blocks of sizes
@@ -40,7 +46,8 @@ from .matrix import ScoreMatrix
 from .seeds import shard_trials, trial_rng
 
 PAIRINGS = ("shared", "per-pair")
-SWAP_SCHEMA = {"size": pl.Int64, "bin": pl.Int64, "swaps": pl.Int64, "comparisons": pl.Int64}
+SWAP_SCHEMA = {"size": pl.Int64, "bin": pl.Int64, "swaps": pl.Int64, "comparisons": pl.Int64,
+               "max_score": pl.Float64}
 _EPS = 1e-9
 #: differences smaller than this are exact ties (guards against float rounding)
 TIE_TOLERANCE = 1e-12
@@ -106,9 +113,9 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
     ``progress``, if given, is called as ``progress(done, total)`` with the
     number of (size, trial) cells finished (the command line prints it).
 
-    Returns a frame (size, bin, swaps, comparisons), all Int64, one row per
-    size and bin (zeros included), sorted by size then bin.  Merge shards by
-    summing (:func:`merge_swap`).
+    Returns a frame (size, bin, swaps, comparisons: Int64; max_score: Float64),
+    one row per size and bin (zeros included), sorted by size then bin.  Merge
+    shards with :func:`merge_swap` (sums, and the max of ``max_score``).
     """
     if pairing not in PAIRINGS:
         raise UsageError(f"pairing {pairing!r}: use one of {', '.join(PAIRINGS)}")
@@ -123,6 +130,7 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
     n_pairs = len(ii)
     swaps = np.zeros(len(sizes) * bins, np.int64)
     comps = np.zeros(len(sizes) * bins, np.int64)
+    best = np.full(len(sizes), -np.inf)
     total, done = len(sizes) * len(tr), 0
 
     def count(d: np.ndarray, first: int) -> None:
@@ -169,6 +177,7 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
                     for k, c in enumerate(block):
                         idx = draw_subsets(matrix.n_units, c, 2, trc, seed, name)
                         sc[k] = scores(idx.reshape(-1, c), c).reshape(len(trc), 2, -1)
+                        best[first + k] = max(best[first + k], float(sc[k].max()))
                     d = sc[..., ii]
                     d -= sc[..., jj]
                     count(d, first)
@@ -179,7 +188,9 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
             for s_i, c in enumerate(sizes):
                 idx = draw_subsets(matrix.n_units, c, 2, tr, seed, name, n_pairs)  # (T, P, 2, c)
                 flat = np.swapaxes(idx, 1, 2).reshape(-1, n_pairs, c)  # (T*2, P, c)
-                d = matrix.pair_subset_scores(flat, ii) - matrix.pair_subset_scores(flat, jj)
+                si, sj = matrix.pair_subset_scores(flat, ii), matrix.pair_subset_scores(flat, jj)
+                best[s_i] = max(float(si.max()), float(sj.max()))
+                d = si - sj
                 count(d.reshape(1, len(tr), 2, n_pairs), s_i)
                 done += len(tr)
                 if progress is not None:
@@ -188,16 +199,18 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
         "size": np.repeat(np.asarray(sizes, np.int64), bins),
         "bin": np.tile(np.arange(bins, dtype=np.int64), len(sizes)),
         "swaps": swaps, "comparisons": comps,
-    }, schema=SWAP_SCHEMA)
+        "max_score": np.repeat(np.where(np.isfinite(best), best, np.nan), bins),
+    }, schema=SWAP_SCHEMA).with_columns(pl.col("max_score").fill_nan(None))
 
 
 def merge_swap(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
-    """Sum swap counts of shards; rows sorted by (size, bin)."""
+    """Sum swap counts of shards (``max_score``: the max); rows sorted by (size, bin)."""
     frames = list(frames)
     if not frames:
         raise UsageError("nothing to merge")
     df = pl.concat([f.select(list(SWAP_SCHEMA)).cast(SWAP_SCHEMA) for f in frames])
-    return (df.group_by("size", "bin").agg(pl.col("swaps").sum(), pl.col("comparisons").sum())
+    return (df.group_by("size", "bin").agg(pl.col("swaps").sum(), pl.col("comparisons").sum(),
+                                           pl.col("max_score").max())
             .sort("size", "bin").cast(SWAP_SCHEMA))
 
 

@@ -11,8 +11,9 @@ gives byte-identical SVG.
 Figures (source paper in brackets):
 
 - :func:`swap_curves_figure`: error rate of the swap method per difference
-  bin over subset size, observed points and fitted ``a exp(-b c)`` curves
-  extrapolated to the full collection, with the error-level line (Voorhees
+  bin over subset size, observed points and fitted curves (e.g. ``a exp(-b
+  c)``) extrapolated to the full collection, with the error-level line and a
+  footnote naming the fitting method and any weak-evidence warning (Voorhees
   2003 Figure 2; Voorhees 2005 Figure 4);
 - :func:`stability_figure`: error rate against proportion of ties, one curve
   per measure over the fuzziness values (Penas & Rodrigo 2011 Figure 2);
@@ -90,19 +91,56 @@ def _bin_label(lo: float | None, hi: float | None) -> str:
 
 # --------------------------------------------------------------------------- swap
 
+def _swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None) -> str:
+    """How the curves were fitted and read, and any weak-evidence warning."""
+    import textwrap
+
+    from ..reliability.curves import MODELS, describe_model
+
+    row = summary.row(0, named=True) if summary is not None and summary.height else {}
+    models = fits["model"].drop_nulls().unique().to_list() if "model" in fits.columns else []
+    model = row.get("model") or (models[0] if len(models) == 1 else None)
+    if model in MODELS:
+        text = f"Curves: {describe_model(model)}"
+        if row.get("min_fit_size") is not None:
+            text += f", on sizes \u2265 {row['min_fit_size']}"
+        text += "; dashed: extrapolated."
+    else:
+        text = "Curves: fitting method not recorded (rerun `qacamp reliability fit`)."
+    if row.get("mode") == "observed":
+        text += (f" Required difference read from the swap rates observed at "
+                 f"c = {row['observed_at']} (no extrapolation).")
+    if row.get("warning"):
+        text += f" Weak evidence: {row['warning']}."
+    return textwrap.fill(text, width=120)
+
+
 def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                        full_size: int, level: float = 0.05, bins: Sequence[int] | None = None,
-                       unit: str = "question", required_difference: float | None = None):
-    """Observed swap error rates (points) and the fitted curves ``a exp(-b c)``
-    (solid over the observed sizes, dashed when extrapolated up to
-    ``full_size``) for the difference bins ``bins`` (default: bins 1-6 that have
-    a fit, i.e. differences 0.01-0.07), with the ``level`` line."""
+                       unit: str = "question", required_difference: float | None = None,
+                       summary: pl.DataFrame | None = None):
+    """Observed swap error rates (points) and the fitted curves (the fits'
+    ``model``, e.g. ``a exp(-b c)``; solid over the observed sizes, dashed when
+    extrapolated up to ``full_size``, not extrapolated for a bin whose fit
+    has a ``reason``) for the difference bins ``bins`` (default: bins 1-6
+    that have a fit, i.e. differences 0.01-0.07, and the ``summary``'s
+    required bin), with the ``level`` line.
+    A footnote names the fitting method, the observed-mode reading and the
+    ``summary``'s weak-evidence warning."""
+    from ..reliability.curves import model_error
+
     fits = fits.sort("bin")
     fitted = fits.filter(pl.col("a").is_not_null() & pl.col("b").is_not_null())
     if bins is None:
         bins = [b for b in fitted["bin"].to_list() if 1 <= b <= 6] or fitted["bin"].to_list()[:6]
+        req = summary["required_bin"][0] if summary is not None and summary.height \
+            and "required_bin" in summary.columns else None
+        if req is not None and req not in bins and req in fitted["bin"].to_list():
+            bins.append(req)  # the bin the required difference is read from
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
         (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+    srow = summary.row(0, named=True) if summary is not None and summary.height else {}
+    units = unit if unit.endswith("s") else f"{unit}s"  # "series", not "seriess"
     with _style():
         fig, ax = _new_figure(6.4, 4.2)
         colors = _colors(len(bins))
@@ -117,26 +155,32 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                     color=color, alpha=0.6)
             if row.height and row["a"][0] is not None and row["b"][0] is not None:
                 a, k = float(row["a"][0]), float(row["b"][0])
+                model = row["model"][0] if "model" in row.columns else "exp"
+                reason = row["reason"][0] if "reason" in row.columns else None
                 c1 = np.linspace(max(1, int(pts["size"].min() or 1)), max_obs, 200)
-                ax.plot(c1, a * np.exp(-k * c1), "-", color=color, lw=1.5, label=label)
-                if full_size > max_obs:
+                ax.plot(c1, model_error(model, a, k, c1), "-", color=color, lw=1.5,
+                        label=label if reason is None else f"{label} ({reason})")
+                if full_size > max_obs and reason is None:
                     c2 = np.linspace(max_obs, full_size, 200)
-                    ax.plot(c2, a * np.exp(-k * c2), "--", color=color, lw=1.2)
+                    ax.plot(c2, model_error(model, a, k, c2), "--", color=color, lw=1.2)
             else:
                 ax.plot([], [], "o", color=color, label=f"{label} (no fit)")
         ax.axhline(level, color=LEVEL_COLOR, lw=1, ls=":", label=f"{level:.0%} error level")
         ax.axvline(full_size, color="0.4", lw=0.8, ls="-.",
-                   label=f"full collection ({full_size} {unit}s)")
+                   label=f"full collection ({full_size} {units})")
         ax.set_xlim(0, full_size * 1.03)
         ax.set_ylim(0, None)
-        ax.set_xlabel(f"Test set size (number of {unit}s)")
+        ax.set_xlabel(f"Test set size (number of {units})")
         ax.set_ylabel("Error rate (swaps / comparisons)")
         title = f"Swap method, {measure}: error rate by score difference d"
         if required_difference is not None and not math.isnan(required_difference):
+            where = (f"observed at c = {srow['observed_at']}" if srow.get("mode") == "observed"
+                     else f"at {full_size} {units}")
             title += f"\n(d \u2265 {required_difference:.2f} needed for \u2264 {level:.0%} "\
-                     f"error at {full_size} {unit}s)"
+                     f"error {where})"
         ax.set_title(title)
         ax.legend(loc="upper right", ncols=1, frameon=True)
+        fig.supxlabel(_swap_footnote(fits, summary), fontsize=6.5, x=0.01, ha="left")
     return fig
 
 

@@ -313,60 +313,125 @@ def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parque
 # --------------------------------------------------------------------------- reliability
 
 SUMMARY_COLUMNS = ("measure", "full_size", "level", "required_difference", "size_reached",
-                   "sensitivity", "n_pairs", "highest_score", "relative_difference")
+                   "sensitivity", "n_pairs", "highest_score", "relative_difference", "mode",
+                   "observed_at", "model", "min_fit_size", "n_comparisons", "warning")
+_SUMMARY_TYPES = {"measure": pl.String, "full_size": pl.Int64, "level": pl.Float64,
+                  "required_difference": pl.Float64, "size_reached": pl.Int64,
+                  "sensitivity": pl.Float64, "n_pairs": pl.Int64, "highest_score": pl.Float64,
+                  "relative_difference": pl.Float64, "mode": pl.String, "observed_at": pl.Int64,
+                  "model": pl.String, "min_fit_size": pl.Int64, "n_comparisons": pl.Int64,
+                  "warning": pl.String}
+#: optional summary columns (the c@1 paper's "highest value" read over the subsets)
+_SUBSET_COLUMNS = {"highest_subset_score": pl.Float64, "relative_difference_subsets": pl.Float64}
+
+
+def _fit_method(rows: list[dict]) -> str:
+    """How the extrapolated rows were fitted (one phrase per distinct setting)."""
+    from ..reliability.curves import describe_model
+
+    seen = dict.fromkeys((r["model"], r["min_fit_size"]) for r in rows)
+    return "; ".join(f"{describe_model(m)}, on subset sizes >= {k}" for m, k in seen)
 
 
 def swap_summary_table(summaries: Sequence[pl.DataFrame],
                        what: str = "swap_<measure>_summary.parquet") -> Table:
     """Penas & Rodrigo 2011 Table 2 per measure: (i) absolute difference
-    required at the error level, at full collection size; (ii) highest score;
-    (iii) relative difference (i)/(ii); (iv) sensitivity (share of run pairs
-    on the full collection whose difference reaches (i)); plus the subset size
-    at which the error level is reached and the number of pairs.  Rows in the
-    order given."""
+    required at the error level (the LOWER edge of the first difference bin
+    whose error rate is at most the level); (ii) highest full-collection run
+    score; (iii) relative difference (i)/(ii); (iv) sensitivity.  How (i) and
+    (iv) were read depends on the summary's ``mode``, and the caption says
+    which: ``extrapolate`` - error rates fitted per bin (the fitting method is
+    named) and extrapolated to the full collection, (iv) over the run pairs
+    of the full collection; ``observed`` - swap rates observed at subsets of
+    size ``observed_at``, no extrapolation, (iv) over the experiment's
+    comparisons at that size (as the paper).  Also the subset size at which
+    the level is reached (extrapolate mode) and the pairs or comparisons (iv)
+    is a share of.  Weak-evidence warnings become notes.  Rows in the order
+    given."""
     frames = []
     for df in summaries:
         require_columns(df, SUMMARY_COLUMNS, what)
-        frames.append(df.select(SUMMARY_COLUMNS).cast({
-            "measure": pl.String, "full_size": pl.Int64, "level": pl.Float64,
-            "required_difference": pl.Float64, "size_reached": pl.Int64,
-            "sensitivity": pl.Float64, "n_pairs": pl.Int64, "highest_score": pl.Float64,
-            "relative_difference": pl.Float64}))
+        extra = [pl.col(c).cast(t) if c in df.columns else pl.lit(None, t).alias(c)
+                 for c, t in _SUBSET_COLUMNS.items()]
+        frames.append(df.select(*[pl.col(c).cast(t) for c, t in _SUMMARY_TYPES.items()], *extra))
     if not frames:
         raise InputError(what, None, "no swap summaries", "run `qacamp reliability swap`")
-    df = pl.concat(frames).with_columns(
+    df = pl.concat(frames)
+    rows = df.to_dicts()
+    modes = list(dict.fromkeys(r["mode"] for r in rows))
+    df = df.with_columns(
+        pl.when(pl.col("mode") == "observed").then(pl.col("observed_at"))
+        .otherwise(pl.col("full_size")).alias("size"),
         (100.0 * pl.col("relative_difference")).alias("relative_difference_pct"),
         (100.0 * pl.col("sensitivity")).alias("sensitivity_pct"),
-        (100.0 * pl.col("level")).alias("level_pct"))
-    out = df.select("measure", "level_pct", "full_size", "required_difference",
+        (100.0 * pl.col("level")).alias("level_pct"),
+        (100.0 * pl.col("relative_difference_subsets")).alias("relative_difference_subsets_pct"))
+    out = df.select("measure", "mode", "level_pct", "size", "full_size", "required_difference",
                     "highest_score", "relative_difference_pct", "sensitivity_pct",
-                    "n_pairs", "size_reached")
-    cols = (Column("measure", "Measure", "text"), Column("level_pct", "Error level %", "pct1"),
-            Column("full_size", "Full size", "int"),
-            Column("required_difference", "(i) Abs. difference", "f3"),
-            Column("highest_score", "(ii) Highest score", "f3"),
-            Column("relative_difference_pct", "(iii) Rel. difference %", "pct1"),
-            Column("sensitivity_pct", "(iv) Sensitivity %", "pct1"),
-            Column("n_pairs", "Pairs", "int"),
-            Column("size_reached", "Size reaching level", "int"))
-    return Table("swap_summary", "Swap method: (i) smallest absolute difference whose "
-                 "extrapolated error rate is at most the error level at full collection "
-                 "size, (ii) highest score, (iii) relative difference (i)/(ii), (iv) share "
-                 "of run pairs whose difference reaches (i) (Penas & Rodrigo 2011, Table 2).",
-                 out, cols, notes=("A dash in (i): the error level is not reached at full size.",))
+                    "n_comparisons", "n_pairs", "size_reached", "model", "min_fit_size",
+                    "highest_subset_score", "relative_difference_subsets_pct")
+    size_header = {("extrapolate",): "Full size", ("observed",): "Subset size c"}.get(
+        tuple(modes), "Size (full or c)")
+    count_header = {("extrapolate",): "Pairs", ("observed",): "Comparisons"}.get(
+        tuple(modes), "Pairs or comparisons")
+    cols = [Column("measure", "Measure", "text")]
+    if len(modes) > 1:
+        cols.append(Column("mode", "Mode", "text"))
+    cols += [Column("level_pct", "Error level %", "pct1"), Column("size", size_header, "int"),
+             Column("required_difference", "(i) Abs. difference", "f3"),
+             Column("highest_score", "(ii) Highest score", "f3"),
+             Column("relative_difference_pct", "(iii) Rel. difference %", "pct1"),
+             Column("sensitivity_pct", "(iv) Sensitivity %", "pct1"),
+             Column("n_comparisons", count_header, "int")]
+    if "extrapolate" in modes:
+        cols.append(Column("size_reached", "Size reaching level", "int"))
+    parts = ["Swap method (Penas & Rodrigo 2011, Table 2): (i) absolute difference "
+             "required, the lower edge of the first difference bin whose error rate is at "
+             "most the error level; (ii) highest score of a run on the full collection; "
+             "(iii) relative difference (i)/(ii); (iv) sensitivity."]
+    ext = [r for r in rows if r["mode"] == "extrapolate"]
+    obs = [r for r in rows if r["mode"] == "observed"]
+    if ext:
+        parts.append(("Error" if len(modes) == 1 else "Mode extrapolate: error")
+                     + " rates extrapolated to the full collection from curves "
+                     f"{_fit_method(ext)}; (iv) is the share of run pairs on the full "
+                     "collection whose difference reaches (i).")
+    if obs:
+        sizes = ", ".join(str(c) for c in dict.fromkeys(r["observed_at"] for r in obs))
+        parts.append(("Swap" if len(modes) == 1 else "Mode observed: swap")
+                     + f" rates observed at subsets of c = {sizes}, no extrapolation and "
+                     "no fitted curve, as in the paper; (iv) is the share of the experiment's "
+                     "comparisons at c (run pairs x trials) whose difference reaches (i).")
+    notes = ["A dash in (i): the error level is not reached."]
+    notes += [f"Weak evidence ({r['measure']}): {r['warning']}." for r in rows if r["warning"]]
+    return Table("swap_summary", " ".join(parts), out, tuple(cols), notes=tuple(notes))
+
+
+def _variant_text(variant: str) -> str:
+    return {"tau_a": "tau_a: the minimum number of adjacent swaps between the two rankings, "
+                     "normalised to [-1, 1] (Voorhees 2003), ties broken by run name",
+            "tau_b": "tau_b: ties not broken"}.get(variant, variant)
 
 
 def kendall_table(kendall: pl.DataFrame, what: str = "kendall.parquet") -> Table:
     """Voorhees 2003 Table 3: Kendall tau between the run rankings of two
-    judgment sets (or measures / aggregations), one column per measure."""
+    judgment sets (or measures / aggregations), one column per measure when
+    the frame has a ``measure`` column.  The caption names the tau variant
+    (``variant`` column); the pairs of runs tied in each ranking
+    (``tied_pairs_a`` / ``tied_pairs_b``) are columns, or notes in the
+    per-measure layout."""
     a, b = pick(kendall, "a", what), pick(kendall, "b", what)
     tau = pick(kendall, "tau", what)
     comp = pick(kendall, "comparison", what, required=False)
     measure = pick(kendall, "measure", what, required=False)
+    ties = [c for c in ("tied_pairs_a", "tied_pairs_b") if c in kendall.columns]
     label = pl.col(a).cast(pl.String) + " vs " + pl.col(b).cast(pl.String)
     if comp is not None:
         label = pl.col(comp).cast(pl.String) + ": " + label
     df = kendall.with_columns(label.alias("rankings"))
+    variants = (df["variant"].cast(pl.String).unique(maintain_order=True).to_list()
+                if "variant" in df.columns else [])
+    notes: list[str] = []
     order = df.select("rankings").unique(maintain_order=True)
     if measure is not None:
         measures = df[measure].cast(pl.String).unique(maintain_order=True).to_list()
@@ -375,14 +440,30 @@ def kendall_table(kendall: pl.DataFrame, what: str = "kendall.parquet") -> Table
         out = order.join(wide, on="rankings", how="left").select("rankings", *measures)
         cols = (Column("rankings", "Rankings compared", "text"),) + tuple(
             Column(m, m, "f3") for m in measures)
+        if len(ties) == 2:
+            notes += [f"Tied pairs ({r[measure]}, {r['rankings']}): {r['tied_pairs_a']} and "
+                      f"{r['tied_pairs_b']}." for r in df.to_dicts()]
     else:
         n = "n_runs" if "n_runs" in df.columns else None
+        keep_variant = len(variants) > 1
         out = df.select("rankings", *([pl.col(n).cast(pl.Int64)] if n else []),
-                        pl.col(tau).cast(pl.Float64).alias("tau"))
+                        pl.col(tau).cast(pl.Float64).alias("tau"),
+                        *([pl.col("variant").cast(pl.String)] if keep_variant else []),
+                        *[pl.col(c).cast(pl.Int64) for c in ties])
         cols = (Column("rankings", "Rankings compared", "text"),
-                *([Column("n_runs", "Runs", "int")] if n else []), Column("tau", "Kendall tau", "f3"))
-    return Table("kendall", "Kendall tau between run rankings (Voorhees 2003, Table 3).",
-                 out, cols)
+                *([Column("n_runs", "Runs", "int")] if n else []), Column("tau", "Kendall tau", "f3"),
+                *([Column("variant", "Variant", "text")] if keep_variant else []),
+                *[Column(c, f"Tied pairs ({c[-1]})", "int") for c in ties])
+    if len(variants) == 1:
+        how = f" ({_variant_text(variants[0])})"
+    elif variants:
+        how = " (variant per row: " + "; ".join(_variant_text(v) for v in variants) + ")"
+    else:
+        how = " (variant not recorded)"
+    tie_text = (" Tied pairs: pairs of runs with equal scores in the first (a) and second (b) "
+                "ranking." if ties else "")
+    return Table("kendall", f"Kendall tau between run rankings{how} (Voorhees 2003, Table 3)."
+                 + tie_text, out, cols, notes=tuple(notes))
 
 
 def _is_disagreement(pattern: str) -> bool:
@@ -415,12 +496,17 @@ def agreement_table(agreement: pl.DataFrame, what: str = "agreement.parquet") ->
 def equivalence_table(frames: Mapping[str, pl.DataFrame],
                       what: str = "equivalence_<measure>.parquet") -> Table:
     """Runs whose score differences are below the required difference,
-    grouped (:func:`qacamp.reliability.equivalence_groups`: run, score, group);
-    ``frames`` maps a measure name to its frame (a ``measure`` column, if any,
-    wins).  One row per measure and group with its runs and score range."""
-    rows = []
+    grouped (:func:`qacamp.reliability.equivalence_groups`: run, score, group,
+    and ``required_difference`` when the frame has it); ``frames`` maps a
+    measure name to its frame (a ``measure`` column, if any, wins).  One row
+    per measure and group with its runs and score range; the caption gives
+    each measure's required difference."""
+    rows, required = [], {}
     for name, df in frames.items():
         m = pick(df, "measure", what, required=False)
+        if "required_difference" in df.columns and df.height:
+            label = str(df[m][0]) if m else name
+            required[label] = df["required_difference"][0]
         g, r = pick(df, "group", what), pick(df, "run", what)
         s = pick(df, "score", what, required=False)
         sel = [(pl.col(m).cast(pl.String) if m else pl.lit(name)).alias("measure"),
@@ -442,9 +528,14 @@ def equivalence_table(frames: Mapping[str, pl.DataFrame],
     cols = (Column("measure", "Measure", "text"), Column("group", "Group", "text"),
             Column("n_runs", "Runs", "int"), Column("best", "Best", "f3"),
             Column("worst", "Worst", "f3"), Column("runs", "Members", "text"))
+    req = "; ".join(f"{m}: {'not reached (one group)' if v is None else f'{v:.2f}'}"
+                    for m, v in required.items())
     return Table("equivalence", "Groups of runs whose score differences are smaller than "
-                 "the difference required by the swap method; runs in a group should be "
-                 "reported as equally effective.", out, cols)
+                 "the difference required by the swap method (the lower edge of the first "
+                 "difference bin whose error rate is at most the level, read as the "
+                 "swap_summary table says; a difference of at least it is reliable); runs in "
+                 "a group should be reported as equally effective"
+                 + (f" (required difference {req})." if req else "."), out, cols)
 
 
 def bootstrap_table(frames: dict[str, pl.DataFrame], what: str = "bootstrap_<measure>.parquet"

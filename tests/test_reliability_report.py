@@ -1,0 +1,94 @@
+"""The swap-summary (c@1 paper Table 2), Kendall and equivalence tables and the
+swap-curve figure say how their numbers were obtained."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from test_reliability_fits import mean_matrix, table2_counts, voorhees_2005_counts
+
+from qacamp.reliability import extras, fit_swap, tau_table
+from qacamp.report import tables as T
+from qacamp.report.figures import swap_curves_figure
+from qacamp.report.markdown import to_markdown
+
+
+def summaries():
+    m = mean_matrix([[0.1 * j] * 500 for j in range(8)])   # 8 runs: weak evidence
+    ext = fit_swap(voorhees_2005_counts(), 64, min_fit_size=5, matrix=mean_matrix(
+        [[0.1 * j] * 64 for j in range(10)]), measure="series_score")
+    obs = fit_swap(table2_counts(9, 0.584), 500, matrix=m, measure="c_at_1", mode="observed",
+                   observed_at=250)
+    return ext, obs
+
+
+def test_extrapolated_table_names_the_fitting_method():
+    (_, ext), _ = summaries()
+    t = T.swap_summary_table([ext])
+    assert "a exp(-b c) fitted by binomial maximum likelihood" in t.caption
+    assert "on subset sizes >= 5" in t.caption and "extrapolated to the full collection" in t.caption
+    assert "lower edge of the first difference bin" in t.caption
+    assert [c.header for c in t.columns][2] == "Full size"
+    row = t.frame.row(0, named=True)
+    assert (row["required_difference"], row["size"], row["size_reached"]) == (0.05, 64, 47)
+    assert t.notes == ("A dash in (i): the error level is not reached.",)
+
+
+def test_observed_table_says_so_and_footnotes_weak_evidence():
+    _, (_, obs) = summaries()
+    t = T.swap_summary_table([obs])
+    assert "observed at subsets of c = 250, no extrapolation" in t.caption
+    assert "share of the experiment's comparisons at c" in t.caption
+    assert [c.header for c in t.columns][2] == "Subset size c"
+    assert "Size reaching level" not in [c.header for c in t.columns]
+    assert any(n.startswith("Weak evidence (c_at_1): only 8 runs (28 pairs)") for n in t.notes)
+    md = to_markdown(t)
+    assert "| c\\_at\\_1 | 5.0 | 250 | 0.090 | 0.700 | 12.9 | 58.4 | 100000 |" in md
+
+
+def test_mixed_modes_get_a_mode_column():
+    (_, ext), (_, obs) = summaries()
+    t = T.swap_summary_table([ext, obs])
+    assert [c.key for c in t.columns][:2] == ["measure", "mode"]
+    assert "Mode extrapolate:" in t.caption and "Mode observed:" in t.caption
+
+
+def test_kendall_table_names_variant_and_tied_pairs():
+    long = pl.DataFrame({"ranking": ["x"] * 4 + ["y"] * 4, "run": list("abcd") * 2,
+                         "score": [0.5, 0.5, 0.3, 0.1, 0.4, 0.2, 0.2, 0.2]})
+    t = T.kendall_table(tau_table(long))
+    assert "tau_a: the minimum number of adjacent swaps" in t.caption
+    assert "ties broken by run name" in t.caption
+    assert [c.header for c in t.columns][-2:] == ["Tied pairs (a)", "Tied pairs (b)"]
+    assert t.frame.row(0, named=True)["tied_pairs_b"] == 3
+    tb = T.kendall_table(tau_table(long, variant="tau_b"))
+    assert "tau_b: ties not broken" in tb.caption
+
+
+def test_equivalence_table_gives_the_required_difference():
+    runs = pl.DataFrame({"judgment_set": "adj", "run": ["a", "b", "c"], "measure": "cws",
+                         "scope": "all", "unit": "all", "value": [0.50, 0.46, 0.40]})
+    eq = extras.equivalence_frame(runs, "cws", "adj", 0.05)
+    t = T.equivalence_table({"cws": eq})
+    assert "(required difference cws: 0.05)" in t.caption
+    assert t.frame["runs"].to_list() == ["a, b", "c"]   # .04 < .05; .10 >= .05
+
+
+@pytest.mark.parametrize("mode", ["extrapolate", "observed"])
+def test_swap_figure_footnote_and_title(mode):
+    counts = voorhees_2005_counts()
+    kw = {"mode": "observed", "observed_at": 32} if mode == "observed" else {}
+    fits, summary = fit_swap(counts, 64, min_fit_size=5, matrix=mean_matrix(
+        [[0.1 * j] * 64 for j in range(4)]), **kw)
+    fig = swap_curves_figure(counts, fits, "series_score", 64, unit="series",
+                             required_difference=summary["required_difference"][0],
+                             summary=summary)
+    foot = " ".join(fig._supxlabel.get_text().split())
+    assert "a exp(-b c) fitted by binomial maximum likelihood" in foot
+    assert "on sizes \u2265 5" in foot
+    assert "Weak evidence: only 4 runs (6 pairs)" in foot
+    title = fig.axes[0].get_title()
+    if mode == "observed":
+        assert "observed at c = 32" in title and "no extrapolation" in foot
+    else:
+        assert "d \u2265 0.05 needed" in title and "at 64 series" in title
