@@ -57,7 +57,9 @@ def _factoid(tmp_path: Path) -> dict:
             _w(tmp_path, f"{s}/{run}.txt",
                "".join(f"{q} {run} D{q} {c} ans{q}\n" for q, c in zip((3, 1, 2), codes, strict=True)))
         _w(tmp_path, f"{s}/list/runA.list", "9 runA D1 1 1 Paris\n9 runA D2 -1 0 Rome\n")
+    _w(tmp_path, "q/list_key", "# 9\nQ: Name 3 cities.\nParis\nLyon\nNice\n")
     return {"kind": "trec-factoid", "questions": ["q/trec11questions", "q/trec11questions_list"],
+            "list_key": "q/list_key",
             "judgment_sets": {"adj": ["adj/*.txt", "adj/list/*"], "a1": ["a1/*.txt", "a1/list/*"]},
             "primary": "adj"}
 
