@@ -33,7 +33,17 @@ from hypothesis import strategies as st
 
 from qacamp import tables
 from qacamp.errors import InputError
-from qacamp.readers import _text, _xml, answer_keys, clef, matrix, pan, qa4mre, trec_questions, trec_runs
+from qacamp.readers import (
+    _text,
+    _xml,
+    answer_keys,
+    clef,
+    matrix,
+    pan,
+    qa4mre,
+    trec_questions,
+    trec_runs,
+)
 
 MIN_VARIANTS = 200
 VARIANTS: Counter[str] = Counter()

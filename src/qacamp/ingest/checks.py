@@ -88,6 +88,22 @@ def _place(line: int | None) -> str | None:
     return f"line {line}" if line else None
 
 
+def first_place(path: str) -> str:
+    """``line N`` of the first data line of ``path`` (for errors about a whole run file)."""
+    for no, _line in data_lines(path):
+        return f"line {no}"
+    return end_of_file(path)
+
+
+def word_place(path: str, word: str) -> str | None:
+    """``line N`` of the first line of ``path`` holding ``word`` as a separate token."""
+    for no, line in data_lines(path, comments=False):
+        if word in line.replace('"', " ").replace("'", " ").replace("=", " ")\
+                .replace(">", " ").replace("<", " ").replace(":", " ").split():
+            return f"line {no}"
+    return None
+
+
 # --------------------------------------------------------------------------- checks
 
 def check_known(path: str, responses: pl.DataFrame, known: set[str], what: str,
@@ -116,9 +132,11 @@ def check_types(path: str, part: str, responses: pl.DataFrame, qtypes: dict[str,
                          f"{qtypes[qid].lower()} file (check the qid)")
 
 
-def check_run_unique(seen: dict[str, str], run: str, path: str, what: str) -> None:
+def check_run_unique(seen: dict[str, str], run: str, path: str, what: str,
+                     place: str | None = None) -> None:
     if run in seen:
-        raise InputError(path, None, f"run '{run}' also comes from {seen[run]} ({what})",
+        raise InputError(path, place or first_place(path),
+                         f"run '{run}' also comes from {seen[run]} ({what})",
                          "give each run one file (check for copies of the same file)")
     seen[run] = path
 
@@ -152,7 +170,7 @@ def compare_sets(primary: str, name: str, part: str, path: str, prim: pl.DataFra
                          f"primary set: it judges question {qid} item {item}, which the "
                          f"primary set '{primary}' does not have", fix)
     if missing.height:
-        raise InputError(path, None, f"judgment set '{name}' does not judge the same responses "
+        raise InputError(path, end_of_file(path), f"judgment set '{name}' does not judge the same responses "
                          f"as the primary set: it lacks question {missing['qid'][0]} item "
                          f"{missing['item'][0]} of the primary set '{primary}'", fix)
     cols = ["docid", "answer", "nil"]
@@ -198,7 +216,7 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
             run = resp["run"][0]
             key = (part, run)
             if key in per_set[set_name]:
-                raise InputError(path, None,
+                raise InputError(path, first_place(path),
                                  f"run '{run}' also comes from {where[(set_name, part, run)]} "
                                  f"(judgment set '{set_name}')",
                                  "give each run one file per judgment set (check for copies)")
@@ -219,13 +237,13 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
         for key, resp in runs.items():
             path = where[(set_name, *key)]
             if key not in prim:
-                raise InputError(path, None, f"run '{key[1]}' ({key[0]}) of judgment set "
+                raise InputError(path, first_place(path), f"run '{key[1]}' ({key[0]}) of judgment set "
                                  f"'{set_name}' is not in the primary set '{primary}'",
                                  "judge the same runs in every judgment set")
             compare_sets(primary, set_name, key[0], path, prim[key], resp)
         for key in prim:
             if key not in runs:
-                raise InputError(where[(primary, *key)], None,
+                raise InputError(where[(primary, *key)], first_place(where[(primary, *key)]),
                                  f"run '{key[1]}' ({key[0]}) has no file in judgment set "
                                  f"'{set_name}'",
                                  "judge the same runs in every judgment set")

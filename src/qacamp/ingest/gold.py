@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..readers import clef, matrix, pan, qa4mre
-from .checks import Acc, check_known, check_run_unique, coverage
+from .checks import Acc, check_known, check_run_unique, coverage, word_place
 from .trec import merge_questions
 
 Where = dict[tuple[str, str, str], str]
@@ -29,7 +29,7 @@ def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
     for path in resolved["files"]["runs"]:
         resp, judg = qa4mre.read_run(path, questions, options)
         run = resp["run"][0]
-        check_run_unique(seen, run, path, "run_id")
+        check_run_unique(seen, run, path, "run_id", word_place(path, run))
         coverage(acc, path, resp, questions.height, "questions of the gold standard",
                  opts["min_coverage"])
         where[(resolved["primary"], "mc", run)] = path

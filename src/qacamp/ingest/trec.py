@@ -11,8 +11,8 @@ import polars as pl
 from .. import tables
 from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
-from ..readers._text import data_lines, iter_lines, read_bytes
-from .checks import PART_QTYPES, Acc, judged_sets, line_of
+from ..readers._text import data_lines, end_of_file, iter_lines, read_bytes
+from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, word_place
 
 Where = dict[tuple[str, str, str], str]
 
@@ -24,7 +24,8 @@ def _first_tag(path: str) -> str:
             raise InputError(path, f"line {no}", "expected a qid and a run tag",
                              "check the file against docs/formats.md")
         return parts[1]
-    raise InputError(path, None, "the file has no data lines", "give the file its content")
+    raise InputError(path, end_of_file(path), "the file has no data lines",
+                     "give the file its content")
 
 
 def _first_qid(path: str) -> str | None:
@@ -57,7 +58,7 @@ def merge_questions(qframes: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
     for path, q in qframes:
         for qid in q["qid"].to_list():
             if qid in seen:
-                raise InputError(path, None, f"question {qid} is also in {seen[qid]}",
+                raise InputError(path, word_place(path, qid), f"question {qid} is also in {seen[qid]}",
                                  "give every question file its own question ids")
             seen[qid] = path
         out.append(q.with_columns((pl.col("position") + offset).cast(pl.Int32)))
@@ -171,7 +172,10 @@ def _series_nuggets(resolved: dict) -> pl.DataFrame | None:
     for a, b, path in ((pyr, nug, ppath), (nug, pyr, npath)):
         extra = a.join(b, on=keys, how="anti")
         if extra.height:
-            raise InputError(path, None, f"nugget {extra['qid'][0]} {extra['nugget'][0]} is "
+            qid, nug = extra["qid"][0], extra["nugget"][0]
+            line = next((no for no, text in data_lines(path) if text.split()[:2] == [qid, nug]),
+                        None)
+            raise InputError(path, f"line {line}" if line else None, f"nugget {qid} {nug} is "
                              "in only one of the nugget list and the pyramid file",
                              "give the nugget list and the pyramid file of the same year")
     return nug.drop("weight").join(pyr.select(*keys, "weight"), on=keys, how="left")
@@ -238,7 +242,7 @@ def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame 
     for path in spec.get("other_nuggets", []):
         tag = _first_tag(path)
         if tag in twos:
-            raise InputError(path, None, f"run '{tag}' also comes from {twos[tag]} "
+            raise InputError(path, first_place(path), f"run '{tag}' also comes from {twos[tag]} "
                              f"(judgment set '{set_name}', other_nuggets)",
                              "give each run one part-two file")
         twos[tag] = path
@@ -247,7 +251,7 @@ def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame 
         tag = _first_tag(path)
         two = twos.get(tag)
         if two is None:
-            resp, _ = trec_runs.read_judged_other(path, path, set_name)
+            resp, _ = trec_runs.read_judged_other(path, None, set_name)
             matches = tables.empty("nugget_matches")
             if spec.get("other_nuggets"):
                 acc.warn(path, "line 1", "other-no-part-two",
@@ -261,7 +265,7 @@ def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame 
         yield "other", path, resp, None
     for tag, path in twos.items():
         if tag not in used:
-            raise InputError(path, None, f"part-two file of run '{tag}' has no part-one "
+            raise InputError(path, first_place(path), f"part-two file of run '{tag}' has no part-one "
                              f"file in judgment set '{set_name}'",
                              "list the run's part-one file under `other`")
 

@@ -67,13 +67,13 @@ def _open_regular(path: Path) -> int:
     except FileNotFoundError as exc:
         raise InputError(path, None, "file not found", "check the path in the config") from exc
     except OSError as exc:  # permission, symlink loop (ELOOP), name too long, ...
-        raise InputError(path, None, f"cannot open the file ({exc.strerror or exc})",
+        raise InputError(path, "byte 0", f"cannot open the file ({exc.strerror or exc})",
                          "check the path and that the file is readable") from exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        raise InputError(path, None, f"the path is {what}, not a regular file",
+        raise InputError(path, "byte 0", f"the path is {what}, not a regular file",
                          "give the path of a regular file (qacamp never reads pipes or devices)")
     return fd
 

@@ -206,7 +206,7 @@ def _long(path, df: pl.DataFrame) -> Matrix:
     keys = pl.DataFrame({"unit": _ids(path, df, "unit", "unit"),
                          "run": _ids(path, df, "run", "run")})
     value = _values(path, df, "value")
-    dup = keys.select(pl.struct("unit", "run").is_duplicated()).to_series()
+    dup = keys.select(~pl.struct("unit", "run").is_first_distinct()).to_series()
     if dup.any():
         row = int(dup.arg_max()) + 1
         u, r = keys.row(row - 1)
