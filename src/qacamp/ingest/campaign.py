@@ -82,7 +82,7 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
     sets: list[str]
     if kind in ("trec-factoid", "trec-series"):
         sets = _judgment_files(kind, prefix, campaign["judgment_sets"], base_dir, files)
-        primary = primary_judgment_set({**campaign, "judgment_sets": campaign["judgment_sets"]})
+        primary = primary_judgment_set(campaign)
         options["autojudge"] = _autojudge(kind, prefix, campaign, files)
         options["skip"] = _skip(kind, prefix, campaign)
         if kind == "trec-series":

@@ -23,6 +23,14 @@ Run::
 Judgments (judgment set ``gold``) compare the answer, or the candidate of an
 unanswered question, with the gold: R or W; null for an unanswered question
 without candidate.
+
+Strict structure and ids (docs/formats.md, "QA4MRE"): each element directly
+in its parent (``<topic>`` in the root, ``<reading-test>`` in a topic, the
+question in a reading test, ``<answer>`` in its question); ``q_id`` in ASCII
+digits, unique by value per reading test; joined ids unique (topic ``1`` /
+test ``1.1`` and topic ``1.1`` / test ``1`` collide); a run question in the
+topic and test the gold gives it; ``correct`` one of :data:`CORRECT_VALUES`.
+Error places carry the element's line.
 """
 
 from __future__ import annotations
