@@ -56,12 +56,19 @@ def test_without_autojudge_no_automatic_set(tmp_path):
 
 
 def test_pathological_pattern_is_bounded():
-    # (a+)+$ on "aaaa...b" backtracks exponentially (2^40 steps) without a bound;
-    # in a child process so that a regression fails the test instead of hanging it
+    # (a+)+$ is refused when compiled (a repeated group that repeats inside);
+    # (?:a|a)x30 b passes that check but backtracks 2^30 steps on "a"*30 + "c"
+    # without a bound; in a child process so that a regression fails the test
+    # instead of hanging it
     code = ("from qacamp.autojudge import compile_pattern, matches\n"
-            "evil = compile_pattern('(a+)+$', 'x')\n"
-            "print(matches(evil, 'a' * 40 + 'b', timeout=0.05))\n")
+            "from qacamp.errors import InputError\n"
+            "try:\n"
+            "    compile_pattern('(a+)+$', 'x')\n"
+            "except InputError as exc:\n"
+            "    print('refused' if 'repeated' in exc.problem else exc)\n"
+            "evil = compile_pattern('(?:a|a)' * 30 + 'b', 'x')\n"
+            "print(matches(evil, 'a' * 30 + 'c', timeout=0.05))\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "False"  # a timed-out search counts as no match
+    assert res.stdout.split() == ["refused", "False"]  # a timed-out search counts as no match

@@ -33,7 +33,17 @@ from hypothesis import strategies as st
 
 from qacamp import tables
 from qacamp.errors import InputError
-from qacamp.readers import _text, answer_keys, clef, matrix, pan, qa4mre, trec_questions, trec_runs
+from qacamp.readers import (
+    _text,
+    _xml,
+    answer_keys,
+    clef,
+    matrix,
+    pan,
+    qa4mre,
+    trec_questions,
+    trec_runs,
+)
 
 MIN_VARIANTS = 200
 VARIANTS: Counter[str] = Counter()
@@ -520,7 +530,7 @@ def test_limit_file_size_monkeypatched(tmp_path, monkeypatch):
 
 
 def test_limit_xml_depth_monkeypatched(tmp_path, monkeypatch):
-    monkeypatch.setattr(_text, "MAX_XML_DEPTH", 5)
+    monkeypatch.setattr(_xml, "MAX_XML_DEPTH", 5)
     p = tmp_path / "gold.xml"
     p.write_text(GOLD.replace("<b>it</b>", "<b><i>it</i></b>"), encoding="utf-8")
     with pytest.raises(InputError) as ei:

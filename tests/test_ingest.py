@@ -57,7 +57,9 @@ def _factoid(tmp_path: Path) -> dict:
             _w(tmp_path, f"{s}/{run}.txt",
                "".join(f"{q} {run} D{q} {c} ans{q}\n" for q, c in zip((3, 1, 2), codes, strict=True)))
         _w(tmp_path, f"{s}/list/runA.list", "9 runA D1 1 1 Paris\n9 runA D2 -1 0 Rome\n")
+    _w(tmp_path, "q/list_key", "# 9\nQ: Name 3 cities.\nParis\nLyon\nNice\n")
     return {"kind": "trec-factoid", "questions": ["q/trec11questions", "q/trec11questions_list"],
+            "list_key": "q/list_key",
             "judgment_sets": {"adj": ["adj/*.txt", "adj/list/*"], "a1": ["a1/*.txt", "a1/list/*"]},
             "primary": "adj"}
 
@@ -271,3 +273,58 @@ def test_cli(tmp_path, monkeypatch):
                  "--name", "web", "--out", "o2"]) == 0
     assert pl.read_parquet(tmp_path / "o2" / "matrix.parquet")["unit"].to_list() == ["u1", "u1"]
     assert main(["ingest", "--config", str(cfg), "--campaign", "nope", "--out", "o3"]) == 2
+
+
+def test_answer_keys_name_questions_of_their_type(tmp_path):
+    camp = _series(tmp_path)
+    _w(tmp_path, "list_key", "# 1.2\nQ:Which?\nParis\n# 2.1\nQ:Who?\nFred\n")
+    with pytest.raises(InputError) as ei:
+        ingest.ingest_campaign("s", camp, tmp_path)
+    assert ei.value.path.endswith("list_key") and ei.value.place == "line 4"
+    assert "question 2.1, which is a FACTOID question" in ei.value.problem
+    camp = _series(tmp_path)
+    _w(tmp_path, "nuggets", "Qid 1.3: x\n1.3 1\tvital\ta\n1.3 2\tokay\tb\n\n"
+                            "Qid 9.9: y\n9.9 1\tvital\tc\n")
+    _w(tmp_path, "pyramid", "1.3\t1\t1\ta\n1.3\t2\t0.5\tb\n9.9\t1\t1\tc\n")
+    with pytest.raises(InputError) as ei:
+        ingest.ingest_campaign("s", camp, tmp_path)
+    assert ei.value.path.endswith("nuggets") and ei.value.place == "line 5"
+    assert "question 9.9, which is not in the question set" in ei.value.problem
+
+
+def test_trec_series_part_one_without_part_two(tmp_path):
+    camp = _series(tmp_path)
+    for s in ("adj", "a2"):
+        _w(tmp_path, f"{s}/o/r2.one", "1.3 r2 1 D1 blah\n2.2 r2 1 D3 x\n")
+        _w(tmp_path, f"{s}/f/r2", "1.1 r2 D1 R 1995\n2.1 r2 NIL W\n")
+        _w(tmp_path, f"{s}/l/r2", "1.2 r2 D1 1 1 Paris\n")
+    out = ingest.ingest_campaign("s", camp, tmp_path)
+    w = out["warnings"]
+    assert w["kind"].to_list() == ["other-no-part-two"] * 2
+    assert sorted(w["file"].to_list()) == [str(tmp_path / f"{s}/o/r2.one") for s in ("a2", "adj")]
+    assert "run 'r2' has no part-two file" in w["message"][0]
+    assert out["nugget_matches"].filter(pl.col("run") == "r2").height == 0
+    # a judgment set with part-one files but no part-two files at all is refused
+    camp["judgment_sets"]["a2"].pop("other_nuggets")
+    with pytest.raises(ConfigError) as ei:
+        ingest.ingest_campaign("s", camp, tmp_path)
+    assert ei.value.key == "campaigns.s.judgment_sets.a2.other_nuggets"
+
+
+def test_skip_and_min_coverage_are_validated(tmp_path):
+    camp = _series(tmp_path)
+    for bad in (["bogus"], "list", ["list", "list"]):
+        with pytest.raises(ConfigError) as ei:
+            ingest.resolved_campaign("s", {**camp, "skip": bad}, tmp_path)
+        assert ei.value.key == "campaigns.s.skip"
+    for bad in (-0.1, 1.01, True, "0.5", float("nan")):
+        with pytest.raises(ConfigError) as ei:
+            ingest.resolved_campaign("s", {**camp, "min_coverage": bad}, tmp_path)
+        assert ei.value.key == "campaigns.s.min_coverage"
+    with pytest.raises(ConfigError) as ei:
+        ingest.resolved_campaign("c", {"kind": "clef-qa", "questions": "q.xml", "runs": "q.xml",
+                                       "skip": ["list"]}, tmp_path)
+    assert ei.value.key == "campaigns.c.skip"
+    res = ingest.resolved_campaign("s", {**camp, "skip": ["other", "list"]}, tmp_path)
+    assert res["options"]["skip"] == ["list", "other"]
+    assert res["options"]["min_coverage"] == ingest.DEFAULT_MIN_COVERAGE == 0.9

@@ -94,7 +94,7 @@ def test_qa4mre_run_duplicate_and_unknown(tmp_path):
     dup = RUN.replace("</reading-test>", '<question q_id="1" answered="NO"/></reading-test>')
     p = _w(tmp_path, "d.xml", dup)
     e = _err(qa4mre.read_run, p, q, o)
-    assert str(p) in str(e) and e.place == "<question q_id='1'> in <reading-test r_id='2'> in <topic t_id='1'>"
+    assert str(p) in str(e) and e.place == "line 4, <question q_id='1'> in <reading-test r_id='2'> in <topic t_id='1'>"
     unk = RUN.replace('q_id="16"', 'q_id="9"')
     e = _err(qa4mre.read_run, _w(tmp_path, "u.xml", unk), q, o)
     assert "1.2.9" in e.problem and "q_id='9'" in e.place
@@ -105,7 +105,7 @@ def test_qa4mre_run_duplicate_and_unknown(tmp_path):
 def test_qa4mre_gold_two_correct(tmp_path):
     bad = GOLD.replace('<answer a_id="2">None', '<answer a_id="2" correct="Yes">None')
     e = _err(qa4mre.read_gold, _w(tmp_path, "g.xml", bad))
-    assert e.place == "<q q_id='1'> in <reading-test r_id='2'> in <topic t_id='1'>"
+    assert e.place == "line 3, <q q_id='1'> in <reading-test r_id='2'> in <topic t_id='1'>"
 
 
 def test_qa4mre_entity_refused(tmp_path):

@@ -18,31 +18,43 @@ Rules (docs/semantics.md, "Automatic judging"):
 - Perl syntax that Python cannot take is translated (``\\z`` -> ``\\Z``,
   ``\\Q...\\E`` quoting, ``$`` before the end kept); a pattern that still does
   not compile is rejected with an :class:`InputError` naming it;
-- guarded against pathological patterns: the ``regex`` package's per-search
-  ``timeout`` (default 0.1 s; a timed-out search counts as no match) and
-  answers truncated to ``MAX_INPUT`` characters.
+- bounded time, never silently: a pattern that repeats (``*``, ``+``, ``{n,}``,
+  ``{n,m}`` with m > 1) a group holding an unbounded quantifier or an
+  alternation (``(a+)+``, ``(\\w+\\s?)*``, ``(a|aa)+``: the shapes of
+  catastrophic backtracking) is rejected when compiled; every search has a
+  ``timeout`` (default :data:`TIMEOUT` s, a timed-out search counts as no
+  match) and a pattern that timed out :data:`MAX_TIMEOUTS` times is not tried
+  again (the remaining searches count as no match), so a campaign costs at
+  most patterns x MAX_TIMEOUTS x timeout on top of the ordinary searches.
+  Timed-out and skipped searches are counted per pattern, and answers longer
+  than :data:`MAX_INPUT` characters (matched on their first MAX_INPUT only)
+  per response, in the :class:`Judged` report; ingest turns both into rows of
+  the ``warnings`` table and lines in the log.
 """
 
 from __future__ import annotations
 
 import re as _re
+from dataclasses import dataclass
 
 import polars as pl
+import regex as _rx
 
 from .errors import InputError
 from .tables import conform
 
-try:  # the `regex` package (timeouts, Perl-compatible features)
-    import regex as _rx
-    HAVE_REGEX = True
-except ImportError:  # pragma: no cover - exercised only without the dependency
-    _rx = None
-    HAVE_REGEX = False
-
 SET_NAME = "automatic"
 MAX_INPUT = 1000
+"""Answers are matched on their first MAX_INPUT characters (longer ones are reported)."""
 MAX_PATTERN = 2000
+"""Longest pattern accepted (characters)."""
+TIMEOUT = 0.1
+"""Seconds one search may take before it counts as no match (and is reported)."""
+MAX_TIMEOUTS = 3
+"""Timed-out searches after which a pattern is not tried again (the rest count
+as no match and are reported as skipped)."""
 _QE = _re.compile(r"\\Q(.*?)(?:\\E|$)", _re.S)
+_QUANT = _re.compile(r"\*|\+|\?|\{(\d*)(,?)(\d*)\}")
 
 
 def translate(pattern: str) -> str:
@@ -52,67 +64,166 @@ def translate(pattern: str) -> str:
     return out
 
 
+def _quantifier(text: str, i: int) -> tuple[int, float]:
+    """(length, upper bound) of the quantifier at ``text[i:]`` ((0, 1) if none);
+    a lazy or possessive suffix is included in the length."""
+    m = _QUANT.match(text, i)
+    if m is None:
+        return 0, 1
+    tok = m.group()
+    if tok in "*+":
+        upper = float("inf")
+    elif tok == "?":
+        upper = 1
+    else:
+        lo, comma, hi = m.groups()
+        if not lo and not hi:
+            return 0, 1  # a literal "{}" or "{,}"
+        upper = float(hi) if hi else (float("inf") if comma else float(lo or 0))
+    n = len(tok) + (1 if m.end() < len(text) and text[m.end()] in "?+" else 0)
+    return n, upper
+
+
+def repeated_risky_group(text: str) -> int | None:
+    """Offset of the first group that holds an unbounded quantifier or an
+    alternation and is itself repeated more than once (``(a+)+``, ``(a|aa)*``,
+    ``(x*){2,}``), else None.  Escapes and character classes are skipped."""
+    stack: list[list] = []  # [offset of "(", holds a risky construct]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "(":
+            stack.append([i, False])
+            i += 1
+            continue
+        if c == ")":
+            start, risky = stack.pop() if stack else (i, False)
+            size, upper = _quantifier(text, i + 1)
+            if risky and upper > 1:
+                return start
+            if stack and (risky or upper == float("inf")):
+                stack[-1][1] = True
+            i += 1 + size
+            continue
+        if c == "|":
+            if stack:
+                stack[-1][1] = True
+            i += 1
+            continue
+        # one atom: an escape, a character class or a character, then its quantifier
+        if c == "\\":
+            j = i + 2
+        elif c == "[":
+            j = i + (2 if text[i + 1:i + 2] == "^" else 1)
+            j += 1 if text[j:j + 1] == "]" else 0
+            while j < n and text[j] != "]":
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        else:
+            j = i + 1
+        size, upper = _quantifier(text, j)
+        if stack and upper == float("inf"):
+            stack[-1][1] = True
+        i = j + size
+    return None
+
+
 def compile_pattern(pattern: str, qid: str | None = None):
-    """Compile a Perl-style answer pattern (case-insensitive) or raise InputError."""
+    """Compile a Perl-style answer pattern (case-insensitive) or raise InputError
+    (too long, not compilable, or a repeated risky group: see the module docstring)."""
+    where = f"pattern for question {qid}"
     if len(pattern) > MAX_PATTERN:
-        raise InputError(None, f"pattern for question {qid}",
-                         f"pattern longer than {MAX_PATTERN} characters",
+        raise InputError(None, where, f"pattern longer than {MAX_PATTERN} characters",
                          "shorten the pattern")
     text = translate(pattern)
+    risky = repeated_risky_group(text)
+    if risky is not None:
+        raise InputError(None, f"{where}: {pattern!r}",
+                         f"the group at character {risky + 1} holds a repetition or an "
+                         "alternation and is itself repeated (catastrophic backtracking)",
+                         "rewrite the pattern without a repeated group that repeats inside, "
+                         "e.g. (a+)+ as a+, (\\w+\\s?)+ as [\\w\\s]+")
     try:
-        if HAVE_REGEX:
-            return _rx.compile(text, _rx.IGNORECASE | _rx.V0)
-        if _re.search(r"\((?:[^()]*[+*])\)[+*]", text):  # nested quantifier guard
-            raise _re.error("nested quantifiers refused without the 'regex' package")
-        return _re.compile(text, _re.IGNORECASE)
-    except (_re.error, Exception) as exc:
-        raise InputError(None, f"pattern for question {qid}: {pattern!r}",
+        return _rx.compile(text, _rx.IGNORECASE | _rx.V0)
+    except (_rx.error, ValueError, OverflowError) as exc:
+        raise InputError(None, f"{where}: {pattern!r}",
                          f"not a usable regular expression ({exc})",
                          "rewrite the pattern in the Perl/Python common subset") from exc
 
 
-def matches(compiled, text: str | None, timeout: float = 0.1) -> bool:
+def matches(compiled, text: str | None, timeout: float = TIMEOUT) -> bool:
     """Whether ``compiled`` finds a match in ``text`` (truncated to MAX_INPUT);
     a timeout counts as no match."""
     if not text:
         return False
-    text = text[:MAX_INPUT]
-    if HAVE_REGEX:
-        try:
-            return compiled.search(text, timeout=timeout) is not None
-        except TimeoutError:
+    try:
+        return compiled.search(text[:MAX_INPUT], timeout=timeout) is not None
+    except TimeoutError:
+        return False
+
+
+@dataclass
+class _Pattern:
+    qid: str
+    text: str
+    compiled: object
+    timeouts: int = 0
+    skipped: int = 0
+
+    def search(self, answer: str, timeout: float) -> bool:
+        if self.timeouts >= MAX_TIMEOUTS:
+            self.skipped += 1
             return False
-    return compiled.search(text) is not None
+        try:
+            return self.compiled.search(answer, timeout=timeout) is not None
+        except TimeoutError:
+            self.timeouts += 1
+            return False
 
 
-def judge_runs(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.DataFrame,
-               timeout: float = 0.1) -> pl.DataFrame:
-    """Judgments (set ``automatic``) of the FACTOID and LIST responses of every run."""
+@dataclass
+class Judged:
+    """The ``automatic`` judgments and what to report about them:
+    ``timeouts`` (qid, pattern, timeouts, skipped) per pattern that timed out,
+    ``truncated`` (run, qid, item, length) per answer longer than MAX_INPUT."""
+
+    judgments: pl.DataFrame
+    timeouts: pl.DataFrame
+    truncated: pl.DataFrame
+
+
+def judge(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.DataFrame,
+          timeout: float = TIMEOUT) -> Judged:
+    """Judge the FACTOID and LIST responses of every run (set ``automatic``)."""
     qs = questions.filter(pl.col("qtype").is_in(["FACTOID", "LIST"]))
     qtype = dict(zip(qs["qid"].to_list(), qs["qtype"].to_list(), strict=True))
     nil_q = {q for q, n in zip(qs["qid"].to_list(), qs["nil_answer"].to_list(), strict=True) if n}
-    compiled: dict[str, list] = {}
-    for qid, pat in zip(patterns["qid"].to_list(), patterns["pattern"].to_list(), strict=True):
+    compiled: dict[str, list[_Pattern]] = {}
+    for qid, pat in patterns.select("qid", "pattern").unique(maintain_order=True).iter_rows():
         if qid in qtype and pat:
-            compiled.setdefault(qid, []).append(compile_pattern(pat, qid))
+            compiled.setdefault(qid, []).append(_Pattern(qid, pat, compile_pattern(pat, qid)))
     rows = {k: [] for k in ("run", "qid", "item", "judgment", "distinct")}
+    cut = {k: [] for k in ("run", "qid", "item", "length")}
     used: dict[tuple[str, str], set[int]] = {}
     resp = responses.filter(pl.col("qid").is_in(list(qtype))).sort(["run", "qid", "item"])
     cache: dict[tuple[str, str], list[int]] = {}
     for run, qid, item, answer, answered, cand, nil in resp.select(
             "run", "qid", "item", "answer", "answered", "candidate", "nil").iter_rows():
         text = answer if answered else cand
-        is_nil = bool(nil) and answered
-        if is_nil:
+        if bool(nil) and answered:
             judgment, hit = ("R" if qid in nil_q else "W"), []
-        elif qid not in compiled:
-            continue
-        elif not answered and cand is None:
+        elif qid not in compiled or (not answered and cand is None):
             continue
         else:
-            key = (qid, text or "")
+            text = text or ""
+            if len(text) > MAX_INPUT:
+                for k, v in zip(cut, (run, qid, item, len(text)), strict=True):
+                    cut[k].append(v)
+                text = text[:MAX_INPUT]
+            key = (qid, text)
             if key not in cache:
-                cache[key] = [i for i, c in enumerate(compiled[qid]) if matches(c, text, timeout)]
+                cache[key] = [i for i, p in enumerate(compiled[qid])
+                              if text and p.search(text, timeout)]
             hit = cache[key]
             judgment = "R" if hit else "W"
         distinct = None
@@ -126,4 +237,18 @@ def judge_runs(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.Da
             rows[k].append(v)
     df = pl.DataFrame(rows, schema={"run": pl.String, "qid": pl.String, "item": pl.Int32,
                                     "judgment": pl.String, "distinct": pl.Boolean})
-    return conform("judgments", df.with_columns(pl.lit(SET_NAME).alias("judgment_set")))
+    slow = [(p.qid, p.text, p.timeouts, p.skipped) for ps in compiled.values() for p in ps
+            if p.timeouts]
+    return Judged(
+        judgments=conform("judgments", df.with_columns(pl.lit(SET_NAME).alias("judgment_set"))),
+        timeouts=pl.DataFrame(slow, schema={"qid": pl.String, "pattern": pl.String,
+                                            "timeouts": pl.Int64, "skipped": pl.Int64},
+                              orient="row"),
+        truncated=pl.DataFrame(cut, schema={"run": pl.String, "qid": pl.String,
+                                            "item": pl.Int32, "length": pl.Int64}))
+
+
+def judge_runs(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.DataFrame,
+               timeout: float = TIMEOUT) -> pl.DataFrame:
+    """Judgments (set ``automatic``) of the FACTOID and LIST responses of every run."""
+    return judge(questions, responses, patterns, timeout).judgments

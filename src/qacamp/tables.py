@@ -43,6 +43,12 @@ patterns
     Answer patterns (Perl-style regexes) with optional supporting docid.
 matrix
     A generic score matrix in long form: (unit, run, value).
+warnings
+    What ingest noticed without refusing the input (docs/formats.md,
+    "Warnings"): ``file`` and ``place`` (e.g. ``line 12``) it concerns,
+    ``kind`` (``coverage``, ``other-no-part-two``, ``autojudge-truncated``,
+    ``autojudge-timeout``), a one-line ``message`` and ``count`` (how many
+    cases the row stands for).  Also printed on stderr (the ingest log).
 """
 
 from __future__ import annotations
@@ -91,6 +97,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "list_key": {"qid": S, "instance": S},
     "patterns": {"qid": S, "pattern": S, "docid": S},
     "matrix": {"unit": S, "run": S, "value": pl.Float64},
+    "warnings": {"file": S, "place": S, "kind": S, "message": S, "count": pl.Int64},
 }
 
 JUDGMENT_CODES = ("R", "W", "U", "X")
@@ -106,6 +113,7 @@ SORT_KEYS: dict[str, list[str]] = {
     "list_key": ["qid", "instance"],
     "patterns": ["qid", "pattern", "docid"],
     "matrix": ["unit", "run"],
+    "warnings": ["kind", "file", "place", "message"],
 }
 
 

@@ -31,6 +31,7 @@ INGEST_TABLES = [
     "list_key",
     "patterns",
     "matrix",
+    "warnings",
 ]
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 

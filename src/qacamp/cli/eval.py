@@ -1,20 +1,28 @@
 """`qacamp eval KIND [options] RUN...`: score runs straight from raw files, trec_eval style.
 
-Reads the files with :mod:`qacamp.readers`, scores them with
-:func:`qacamp.scoring.score_campaign` (the workflow's code path, so the
-numbers are the same) and prints a tab-separated table
+The options are turned into the campaign config that ``qacamp ingest`` takes
+(same keys, see workflow/schemas/config.schema.yaml) and read with
+:func:`qacamp.ingest.ingest_campaign`, then scored with
+:func:`qacamp.scoring.score_campaign`: the workflow's code path, so the checks,
+the errors and the numbers are the same.  Prints a tab-separated table
 ``run  measure  scope  unit  value``: scope ``all`` only by default, ``-q``
-adds per-unit rows (question, series, topic, test, qtype).
+adds per-unit rows (question, series, topic, test, qtype).  Ingest warnings
+go to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import sys
 
 import polars as pl
 
 from .. import measures
+from ..errors import ConfigError, UsageError
+
+NAME = "eval"
+"""Campaign name of the config built from the command line."""
 
 KIND_HELP = {
     "qa4mre": "QA4MRE: --gold GS.xml RUN.xml...",
@@ -32,6 +40,15 @@ def _common(p: argparse.ArgumentParser, kind: str) -> None:
     p.add_argument("-q", action="store_true", help="also print per-unit rows")
     p.add_argument("--judgment-set", default=None, metavar="NAME",
                    help="judgment set to print (default: the primary one)")
+    p.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
+                   help="warn about runs answering fewer than this share of their questions "
+                        "(campaign key min_coverage; default 0.9)")
+
+
+def _skip(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    p.add_argument("--skip", action="append", default=None, choices=choices,
+                   help="leave this question type's measures out when its files are not "
+                        "given (campaign key skip; repeatable)")
 
 
 def register(sub):
@@ -56,13 +73,15 @@ def register(sub):
     _common(k, "clef-qa")
     k = kinds.add_parser("trec-factoid", help=KIND_HELP["trec-factoid"])
     k.add_argument("--questions", required=True, action="append",
-                   help="<top> question file or series XML (repeat the option for a LIST "
-                        "question file)")
+                   help="<top> question file or series XML (repeatable; a <top> file whose "
+                        "name contains 'list' holds LIST questions)")
     k.add_argument("--set-name", default="adjudicated",
                    help="judgment set name of the judged runs (default adjudicated)")
+    k.add_argument("--list-key", default=None, help="list answer key (for judged list runs)")
     k.add_argument("--patterns", default=None,
-                   help="answer patterns: add the 'automatic' judgment set")
+                   help="answer patterns: add the 'automatic' judgment set (autojudge)")
     k.add_argument("runs", nargs="+", metavar="JUDGED_RUN")
+    _skip(k, ("list",))
     _common(k, "trec-factoid")
     k = kinds.add_parser("trec-series", help=KIND_HELP["trec-series"])
     k.add_argument("--questions", required=True)
@@ -70,105 +89,75 @@ def register(sub):
     k.add_argument("--nuggets", default=None)
     k.add_argument("--pyramid", default=None)
     k.add_argument("--list-key", default=None)
+    k.add_argument("--patterns-factoid", default=None,
+                   help="factoid answer patterns: add the 'automatic' judgment set")
+    k.add_argument("--patterns-list", default=None,
+                   help="list answer patterns: add the 'automatic' judgment set")
     k.add_argument("--set-name", default="adjudicated")
     k.add_argument("--factoid", nargs="*", default=[])
     k.add_argument("--list", nargs="*", default=[])
-    k.add_argument("--other", nargs="*", default=[])
-    k.add_argument("--other-nuggets", nargs="*", default=[])
+    k.add_argument("--other", nargs="*", default=[], help="judged Other runs, part one")
+    k.add_argument("--other-nuggets", nargs="*", default=[],
+                   help="judged Other runs, part two (paired with part one by run tag)")
+    _skip(k, ("factoid", "list", "other"))
     _common(k, "trec-series")
     for parser in kinds.choices.values():
         parser.set_defaults(func=run)
     p.set_defaults(func=run)
 
 
-def _cat(frames: list[pl.DataFrame], name: str) -> pl.DataFrame:
-    from ..tables import conform, empty
+def campaign_config(args) -> dict:
+    """The campaign config (as ``qacamp ingest`` takes it) that the options describe.
+    Paths are glob-escaped: the shell has expanded any pattern already."""
+    def one(path):
+        return None if path is None else glob.escape(path)
 
-    frames = [conform(name, f) for f in frames if f is not None and f.height]
-    return pl.concat(frames) if frames else empty(name)
-
-
-def load(args) -> tuple[dict[str, pl.DataFrame], dict]:
-    """Read the raw files named on the command line into canonical tables."""
-    from ..errors import UsageError
-    from ..readers import answer_keys, clef, pan, qa4mre, trec_questions, trec_runs
+    def many(paths):
+        return [glob.escape(p) for p in paths]
 
     kind = args.kind
-    t: dict[str, list[pl.DataFrame]] = {}
-    opts: dict = {"kind": kind}
-
-    def add(name, df):
-        t.setdefault(name, []).append(df)
-
+    c: dict = {"kind": kind}
     if kind == "qa4mre":
-        q, o = qa4mre.read_gold(args.gold, args.main_questions, args.language)
-        add("questions", q)
-        add("options", o)
-        for path in args.runs:
-            r, j = qa4mre.read_run(path, q, o)
-            add("responses", r)
-            add("judgments", j)
-        opts.update(main_questions=args.main_questions, pass_threshold=args.pass_threshold,
-                    baseline_seed=args.baseline_seed)
+        c.update(gold=one(args.gold), runs=many(args.runs), main_questions=args.main_questions,
+                 language=args.language, pass_threshold=args.pass_threshold,
+                 baseline_seed=args.baseline_seed)
     elif kind == "pan":
-        q, o = pan.read_truth(args.truth)
-        add("questions", q)
-        add("options", o)
-        for path in args.runs:
-            r, j = pan.read_answers(path, q, o)
-            add("responses", r)
-            add("judgments", j)
+        c.update(truth=one(args.truth), answers=many(args.runs))
     elif kind == "clef-qa":
-        add("questions", clef.read_questions(args.questions))
-        for path in args.runs:
-            r, j = clef.read_run(path)
-            add("responses", r)
-            add("judgments", j)
+        c.update(questions=one(args.questions), runs=many(args.runs))
     elif kind == "trec-factoid":
-        for i, path in enumerate(args.questions):
-            add("questions", trec_questions.read_top_questions(path, "FACTOID" if i == 0
-                                                               else "LIST"))
-        for path in args.runs:
-            r, j = trec_runs.read_judged_factoid(path, args.set_name)
-            add("responses", r)
-            add("judgments", j)
-        if args.patterns:
-            add("patterns", answer_keys.read_patterns(args.patterns))
-            opts["autojudge"] = True
-        opts["primary"] = args.set_name
-    elif kind == "trec-series":
-        if len(args.other) != len(args.other_nuggets):
-            raise UsageError("--other and --other-nuggets must name the same number of files "
-                             "(part one and part two of each judged Other run, in order)")
-        add("questions", trec_questions.read_series_xml(args.questions))
-        if args.nuggets:
-            add("nuggets", answer_keys.read_nuggets(args.nuggets))
-        if args.pyramid:
-            add("nuggets", answer_keys.read_pyramid(args.pyramid))
+        c.update(questions=many(args.questions), judgment_sets={args.set_name: many(args.runs)},
+                 primary=args.set_name)
         if args.list_key:
-            add("list_key", answer_keys.read_list_key(args.list_key))
-        for path in args.factoid:
-            r, j = trec_runs.read_judged_factoid(path, args.set_name)
-            add("responses", r)
-            add("judgments", j)
-        for path in args.list:
-            r, j = trec_runs.read_judged_list(path, args.set_name)
-            add("responses", r)
-            add("judgments", j)
-        for one, two in zip(args.other, args.other_nuggets, strict=True):
-            r, m = trec_runs.read_judged_other(one, two, args.set_name)
-            add("responses", r)
-            add("nugget_matches", m)
-        opts.update(year=args.year, primary=args.set_name)
-    from ..tables import SCHEMAS
+            c["list_key"] = one(args.list_key)
+        if args.patterns:
+            c.update(patterns=one(args.patterns), autojudge=True)
+    else:
+        parts = {part: many(getattr(args, part)) for part in
+                 ("factoid", "list", "other", "other_nuggets") if getattr(args, part)}
+        c.update(questions=one(args.questions), year=args.year,
+                 judgment_sets={args.set_name: parts}, primary=args.set_name)
+        for key in ("nuggets", "pyramid", "list_key", "patterns_factoid", "patterns_list"):
+            if getattr(args, key):
+                c[key] = one(getattr(args, key))
+        if args.patterns_factoid or args.patterns_list:
+            c["autojudge"] = True
+    if getattr(args, "skip", None):
+        c["skip"] = sorted(set(args.skip))
+    if args.min_coverage is not None:
+        c["min_coverage"] = args.min_coverage
+    return c
 
-    tables = {name: _cat(t.get(name, []), name) for name in SCHEMAS}
-    if kind == "trec-series" and args.nuggets and args.pyramid:
-        # one nugget list with the pyramid weights filled in where known
-        base = _cat(t["nuggets"][:1], "nuggets").drop("weight")
-        w = t["nuggets"][1].select("qid", "nugget", "weight")
-        tables["nuggets"] = _cat([base.join(w, on=["qid", "nugget"], how="left")], "nuggets")
-    return tables, opts
+
+def _option(key: str) -> str:
+    """The command-line option behind config key ``campaigns.eval.<key>``."""
+    key = key.removeprefix(f"campaigns.{NAME}").lstrip(".")
+    if key.startswith("judgment_sets"):
+        part = key.split(".")[2] if key.count(".") >= 2 else None
+        return f"--{part.replace('_', '-')}" if part else "the judged run arguments"
+    special = {"runs": "the RUN arguments", "answers": "the ANSWERS arguments",
+               "autojudge": "--patterns", "primary": "--set-name", "": "the options"}
+    return special.get(key, f"--{key.replace('_', '-')}")
 
 
 def _fmt(measure: str, value: float) -> str:
@@ -179,20 +168,35 @@ def _fmt(measure: str, value: float) -> str:
 
 
 def run(args) -> int:
-    from ..scoring import primary_set, score_campaign
+    from ..ingest import ingest_campaign, resolved_campaign
+    from ..scoring import score_campaign
+    from .ingest import print_warnings
 
     names = measures.KIND_MEASURES[args.kind]
     chosen = measures.validate(args.measure, names) if args.measure else list(names)
-    tables, opts = load(args)
-    result = score_campaign(args.kind, tables, opts)
-    present = sorted(set(result["runs"]["judgment_set"].unique().to_list()))
-    js = args.judgment_set or primary_set(args.kind, opts, present)
-    if present and js not in present:
-        from ..errors import UsageError
-        raise UsageError(f"judgment set '{js}' not present; present: {', '.join(present)}")
-    order = {m: i for i, m in enumerate(chosen)}
+    campaign = campaign_config(args)
+    try:
+        resolved = resolved_campaign(NAME, campaign)
+        sets = resolved["judgment_sets"] + (["automatic"]
+                                            if resolved["options"].get("autojudge") else [])
+        js = args.judgment_set or resolved["primary"]
+        if js not in sets:
+            raise UsageError(f"--judgment-set: there is no judgment set '{js}'; this campaign "
+                             f"has {', '.join(sets)}")
+        tables = ingest_campaign(NAME, campaign)
+    except ConfigError as exc:
+        raise UsageError(f"{_option(exc.key)} (campaign key '{exc.key}'): {exc.problem}"
+                         + (f". Fix: {exc.fix}" if exc.fix else "")) from exc
+    print_warnings("eval", tables["warnings"])
+    result = score_campaign(args.kind, tables, resolved)
     runs = result["runs"].filter((pl.col("judgment_set") == js)
                                  & pl.col("measure").is_in(chosen))
+    if runs.height == 0:
+        dropped = result["dropped"].filter(pl.col("judgment_set") == js).height
+        raise UsageError(f"judgment set '{js}' has no scores for {', '.join(chosen)}"
+                         + (f" ({dropped} units were dropped as unjudged)" if dropped else "")
+                         + "; check the judged files and the measures")
+    order = {m: i for i, m in enumerate(chosen)}
     if not args.q:
         runs = runs.filter(pl.col("scope") == "all")
     rows = runs.select("run", "measure", "scope", "unit", "value")

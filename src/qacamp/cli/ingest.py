@@ -4,7 +4,8 @@
     qacamp ingest --campaign-json '{"kind": ...}' --name NAME --out DIR
 
 Writes ``<out>/<table>.parquet`` for every canonical table and
-``<out>/campaign.json`` atomically.  Paths in the campaign are resolved
+``<out>/campaign.json`` atomically; each row of the ``warnings`` table is also
+printed on stderr (``qacamp ingest: warning: FILE: PLACE: message``).  Paths in the campaign are resolved
 against ``--base-dir`` (default ``.``).  Schema validation of the config is
 the workflow's job; this command fails with a ConfigError on keys it needs.
 """
@@ -53,10 +54,29 @@ def _load(args) -> tuple[str, dict]:
     if not args.name:
         raise UsageError("--campaign-json needs --name NAME")
     try:
-        campaign = json.loads(args.campaign_json)
+        campaign = json.loads(args.campaign_json, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--campaign-json is not valid JSON ({exc})") from exc
     return args.name, campaign
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise UsageError(f"--campaign-json gives the key {key!r} twice in one object")
+        out[key] = value
+    return out
+
+
+def print_warnings(command: str, warnings) -> None:
+    """Print the ``warnings`` table's rows on stderr (the rule's log)."""
+    import sys
+
+    from ..ingest import warning_lines
+
+    for line in warning_lines(warnings):
+        print(f"qacamp {command}: warning: {line}", file=sys.stderr)
 
 
 def run(args) -> int:
@@ -67,5 +87,6 @@ def run(args) -> int:
     resolved = resolved_campaign(name, campaign, args.base_dir)
     bar = Progress(f"ingest {name}: run files read", 1)
     tabs = ingest_campaign(name, campaign, args.base_dir, progress=bar.report)
+    print_warnings("ingest", tabs["warnings"])
     write_ingest(tabs, resolved, args.out)
     return 0

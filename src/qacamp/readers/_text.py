@@ -1,109 +1,191 @@
-"""Low-level reading shared by every reader: plain or gzip files, strict
-decoding, size limits, numbered lines, safe XML.
+"""Low-level reading shared by every reader: plain or gzip files, bounded
+reading, strict decoding, numbered lines.
 
-Limits (documented in docs/formats.md): a raw file may hold at most
-:data:`MAX_FILE_BYTES` bytes (after gzip decompression) and a line at most
-:data:`MAX_LINE_BYTES` bytes.  An empty file is an error.  Text is decoded
-strictly: a byte sequence that is invalid in the file's encoding raises
-:class:`~qacamp.errors.InputError` naming the line.  A UTF-8 byte-order mark
-is dropped and ``\\r\\n`` line ends are accepted.
+Every limit is a module constant (documented in docs/formats.md, "Limits";
+tests monkeypatch them):
+
+* :data:`MAX_FILE_BYTES` bytes per file, counted after gzip decompression;
+* :data:`MAX_LINE_BYTES` bytes per line and :data:`MAX_LINES` lines per file
+  for every text file (line formats, ``<top>`` files, CSV, JSON lines and XML);
+* :data:`MAX_XML_DEPTH` (see :mod:`._xml`).
+
+Files are read in chunks of at most :data:`CHUNK_BYTES` (gzip is decompressed
+chunk by chunk) and every limit is checked on each chunk, so reading stops at
+the first limit crossed: a compression bomb costs at most about one limit's
+worth of memory, never its expanded size.  Only regular files are read (a
+named pipe, device or directory is refused before anything is read).  An empty
+file is an error.  Text is decoded strictly: a byte sequence that is invalid
+in the file's encoding raises :class:`~qacamp.errors.InputError` naming the
+line.  A UTF-8 byte-order mark is dropped and ``\\r\\n`` line ends are
+accepted; any other character that software reads as a line break (a lone CR,
+VT, FF, the separators U+001C-U+001E, NEL, U+2028, U+2029) is refused in
+line-oriented files, so one line can never hide several records.
 """
 
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import stat
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from xml.etree.ElementTree import Element, ParseError
 
 import polars as pl
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import InputError
 
-MAX_FILE_BYTES = 2 * 1024**3
-"""Largest raw file accepted (2 GiB, after decompression)."""
+MAX_FILE_BYTES = 1024**3
+"""Largest raw file accepted (1 GiB, counted after gzip decompression)."""
 MAX_LINE_BYTES = 1024**2
-"""Longest line accepted in a line-oriented file (1 MiB)."""
-MAX_XML_DEPTH = 64
-"""Deepest element nesting accepted in an XML file (the real files nest 6 deep;
-deeper nesting would exhaust the recursion of ElementTree's tree walks)."""
+"""Longest line accepted in a text file (1 MiB, bytes before the line feed)."""
+MAX_LINES = 10_000_000
+"""Most lines accepted in a text file (ten million)."""
+CHUNK_BYTES = 1024**2
+"""Bytes read (or decompressed) at a time."""
 
 _BOM = b"\xef\xbb\xbf"
+_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAK_NAMES = {"\r": "carriage return (CR) without a line feed", "\v": "vertical tab (VT)",
+                "\f": "form feed (FF)", "\x1c": "file separator (U+001C)",
+                "\x1d": "group separator (U+001D)", "\x1e": "record separator (U+001E)",
+                "\x85": "next-line character (NEL, U+0085)",
+                "\u2028": "line separator (U+2028)", "\u2029": "paragraph separator (U+2029)"}
+_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a directory"))
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The bytes of ``path`` (decompressed if it ends in ``.gz``).
+def _open_regular(path: Path) -> int:
+    """A read-only descriptor of ``path``, refused unless it is a regular file.
 
-    Raises InputError if the file is missing, empty, not valid gzip, or larger
-    than :data:`MAX_FILE_BYTES`.
-    """
-    path = Path(path)
+    ``O_NONBLOCK`` keeps the open of a named pipe without writer from blocking;
+    the type is then checked on the open descriptor, before any read."""
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        else:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise _too_big(path)
-            data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError as exc:
         raise InputError(path, None, "file not found", "check the path in the config") from exc
-    except (gzip.BadGzipFile, EOFError, OSError) as exc:
-        raise InputError(path, None, f"cannot read the file ({exc})",
+    except OSError as exc:  # permission, symlink loop (ELOOP), name too long, ...
+        raise InputError(path, "byte 0", f"cannot open the file ({exc.strerror or exc})",
+                         "check the path and that the file is readable") from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise InputError(path, "byte 0", f"the path is {what}, not a regular file",
+                         "give the path of a regular file (qacamp never reads pipes or devices)")
+    return fd
+
+
+def read_bytes(path: str | Path, text: bool = True) -> bytearray:
+    """The bytes of ``path`` (decompressed if it ends in ``.gz``), read in chunks.
+
+    Raises InputError if the file is missing, not a regular file, empty, not
+    valid gzip, or crosses a limit: more than :data:`MAX_FILE_BYTES` bytes,
+    and for a ``text`` file a line longer than :data:`MAX_LINE_BYTES` or more
+    than :data:`MAX_LINES` lines.  Reading stops at the first limit crossed.
+    """
+    path = Path(path)
+    fd = _open_regular(path)
+    data = bytearray()
+    try:
+        with os.fdopen(fd, "rb") as raw:
+            stream = gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix == ".gz" else raw
+            with stream:
+                _read_chunks(stream, path, data, text)
+    except InputError:
+        raise
+    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
+        raise InputError(path, f"byte {len(data)}", f"cannot read the file ({exc})",
                          "check that the file is readable and, if it ends in .gz, "
                          "a complete gzip file") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise _too_big(path)
-    if not data.strip():
+    if not data or data.isspace():  # (isspace: no copy of a large buffer)
         raise InputError(path, "byte 0", "the file is empty (or holds only white space)",
                          "give the file its content, or remove it from the config")
     return data
 
 
-def _too_big(path: Path) -> InputError:
-    return InputError(path, f"byte {MAX_FILE_BYTES}", f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
-                      "split the file (e.g. one file per run)")
+def _read_chunks(stream, path: Path, data: bytearray, text: bool) -> None:
+    """Append ``stream``'s bytes to ``data`` chunk by chunk, checking the limits.
+
+    A chunk is never longer than the line limit, so a line crossing the limit
+    always reaches past a chunk boundary, where ``open_line`` (the bytes of the
+    unfinished line) is checked."""
+    size = max(1, min(CHUNK_BYTES, MAX_LINE_BYTES)) if text else CHUNK_BYTES
+    lines = open_line = 0
+    while True:
+        chunk = stream.read(size)
+        if not chunk:
+            return
+        if len(data) + len(chunk) > MAX_FILE_BYTES:
+            raise InputError(path, f"byte {MAX_FILE_BYTES}",
+                             f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
+                             "split the file (e.g. one file per run)")
+        data += chunk
+        if not text:
+            continue
+        first = chunk.find(b"\n")
+        if first < 0:
+            open_line += len(chunk)
+        elif open_line + first > MAX_LINE_BYTES:
+            open_line += first
+        else:
+            lines += chunk.count(b"\n")
+            open_line = len(chunk) - chunk.rfind(b"\n") - 1
+            if lines > MAX_LINES:
+                raise InputError(path, f"line {MAX_LINES + 1}",
+                                 f"the file has more than {MAX_LINES} lines (the limit)",
+                                 "split the file (e.g. one file per run), or check that "
+                                 "it is not mostly blank lines")
+        if open_line > MAX_LINE_BYTES:
+            raise _long_line(path, lines + 1)
 
 
-def decode(data: bytes, path: str | Path, encoding: str = "utf-8") -> str:
+def _long_line(path: str | Path, line: int) -> InputError:
+    return InputError(path, f"line {line}",
+                      f"the line is longer than {MAX_LINE_BYTES} bytes (the limit)",
+                      "check that the file has line breaks and is in the right format")
+
+
+def decode(data: bytes | bytearray, path: str | Path, encoding: str = "utf-8") -> str:
     """Decode ``data`` strictly; an invalid byte raises InputError naming its line."""
-    if data.startswith(_BOM) and encoding.replace("-", "").lower() == "utf8":
-        data = data[len(_BOM):]
+    start = len(_BOM) if data.startswith(_BOM) and \
+        encoding.replace("-", "").lower() == "utf8" else 0
     try:
-        return data.decode(encoding)
+        return data.decode(encoding) if not start else data[start:].decode(encoding)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        pos = exc.start + start
+        line = data.count(b"\n", 0, pos) + 1
         raise InputError(path, f"line {line}",
-                         f"byte 0x{data[exc.start]:02x} is not valid {encoding}",
+                         f"byte 0x{data[pos]:02x} is not valid {encoding}",
                          f"save the file as {encoding}") from exc
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    """The decoded text of ``path`` with ``\\r\\n`` normalised to ``\\n``."""
+    """The decoded text of a line-oriented file, ``\\r\\n`` normalised to ``\\n``.
+
+    Any other line-break character (lone CR, VT, FF, U+001C-U+001E, NEL,
+    U+2028, U+2029) raises InputError at its line."""
     text = decode(read_bytes(path), path, encoding)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    m = _BREAKS.search(text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1
+        raise InputError(path, f"line {line}",
+                         f"the line holds a {_BREAK_NAMES[m.group()]}, which other programs "
+                         "read as a line break (one line here could be several records there)",
+                         "end lines with \\n (or \\r\\n) only: replace the character by \\n "
+                         "where it ends a line, or by a space inside text")
     return text
-
-
-def _check_line_lengths(lines: list[str], path: str | Path) -> None:
-    for i, line in enumerate(lines, 1):
-        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
-            raise InputError(path, f"line {i}",
-                             f"the line is longer than {MAX_LINE_BYTES} bytes (the limit)",
-                             "check that the file has line breaks and is in the right format")
 
 
 def read_lines(path: str | Path, encoding: str = "utf-8") -> list[str]:
     """All lines of ``path`` (without line ends), line ``i`` at index ``i - 1``."""
-    text = read_text(path, encoding)
-    lines = text.split("\n")
+    lines = read_text(path, encoding).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    _check_line_lengths(lines, path)
     return lines
 
 
@@ -128,15 +210,8 @@ def lines_frame(path: str | Path, encoding: str = "utf-8") -> pl.DataFrame:
     text = read_text(path, encoding)
     s = pl.Series("line", text.split("\n"), dtype=pl.String)
     df = pl.DataFrame({"line_no": pl.int_range(1, len(s) + 1, eager=True), "line": s})
-    too_long = df.filter(pl.col("line").str.len_bytes() > MAX_LINE_BYTES)
-    if too_long.height:
-        raise InputError(path, f"line {too_long['line_no'][0]}",
-                         f"the line is longer than {MAX_LINE_BYTES} bytes (the limit)",
-                         "check that the file has line breaks and is in the right format")
     stripped = pl.col("line").str.strip_chars()
     return df.filter((stripped != "") & ~stripped.str.starts_with("#"))
-
-
 def first_line(df: pl.DataFrame, mask: pl.Expr | pl.Series) -> int | None:
     """The ``line_no`` of the first row of ``df`` where ``mask`` holds, else None."""
     hit = df.filter(mask)
@@ -201,98 +276,6 @@ def no_data(path: str | Path, fmt: str) -> InputError:
     """The error for a file without any data line."""
     return InputError(path, end_of_file(path), "the file has no data lines",
                       f"give the file its content in the format `{fmt}`")
-
-
-# --------------------------------------------------------------------------- XML
-
-class _Parser(DefusedXMLParser):
-    """defusedxml's parser (entity declarations, external entities refused) that
-    also refuses a DOCTYPE naming an external DTD (SYSTEM or PUBLIC id).
-    Internal DTD subsets without entity declarations are accepted.  Elements
-    nested deeper than :data:`MAX_XML_DEPTH` are refused."""
-
-    def __init__(self, source: str):
-        super().__init__(forbid_dtd=False, forbid_entities=True, forbid_external=True)
-        self._source = source
-        self._depth = 0
-        self.parser.StartDoctypeDeclHandler = self._refuse_external_dtd
-        start, end = self.parser.StartElementHandler, self.parser.EndElementHandler
-
-        def start_element(*args):
-            self._depth += 1
-            if self._depth > MAX_XML_DEPTH:
-                raise InputError(self._source, f"line {self.parser.CurrentLineNumber}",
-                                 f"elements nested more than {MAX_XML_DEPTH} deep (the limit)",
-                                 "check the file's markup (the formats nest a few levels)")
-            return start(*args)
-
-        def end_element(*args):
-            self._depth -= 1
-            return end(*args)
-
-        self.parser.StartElementHandler = start_element
-        self.parser.EndElementHandler = end_element
-
-    def _refuse_external_dtd(self, name, sysid, pubid, has_internal_subset):
-        if sysid or pubid:
-            raise InputError(self._source, f"line {self.parser.CurrentLineNumber}",
-                             f"the DOCTYPE names an external DTD ({sysid or pubid})",
-                             "remove the external DTD reference (it is never fetched)")
-
-
-def parse_xml(path: str | Path) -> Element:
-    """Parse an XML file safely and return its root element.
-
-    The encoding is the one the XML declaration names (UTF-8 by default).
-    Entity declarations, external entities and external DTDs raise InputError.
-    """
-    data = read_bytes(path)
-    parser = _Parser(str(path))
-    try:
-        parser.feed(data)
-        return parser.close()
-    except DefusedXmlException as exc:
-        line = parser.parser.CurrentLineNumber
-        raise InputError(path, f"line {line}",
-                         f"the XML declares entities or references external content ({exc})",
-                         "remove <!ENTITY> declarations and external references "
-                         "(qacamp never expands or fetches them)") from exc
-    except (ValueError, LookupError) as exc:
-        # pyexpat: an encoding declaration naming an unknown or multi-byte
-        # encoding it cannot decode (e.g. shift_jis, utf-7, utf-32)
-        line = parser.parser.CurrentLineNumber
-        raise InputError(path, f"line {line}", f"unsupported XML encoding ({exc})",
-                         "save the file as UTF-8 (or ISO-8859-1) and declare that encoding"
-                         ) from exc
-    except ParseError as exc:
-        line, col = exc.position
-        raise InputError(path, f"line {line}, column {col}", f"malformed XML ({exc})",
-                         "fix the XML (check encoding declaration, tags and escaping)") from exc
-
-
-def all_text(elem: Element) -> str:
-    """The text of ``elem`` and its descendants in document order, like
-    ``"".join(elem.itertext())`` but without recursion (deeply nested
-    markup would otherwise raise RecursionError)."""
-    out: list[str] = []
-    stack: list[tuple[Element, bool]] = [(elem, False)]
-    while stack:
-        node, tail = stack.pop()
-        if tail:
-            out.append(node.tail or "")
-            continue
-        if isinstance(node.tag, str):
-            out.append(node.text or "")
-        for child in reversed(node):
-            stack.append((child, True))
-            stack.append((child, False))
-    return "".join(out)
-
-
-def describe(elem: Element, *keys: str) -> str:
-    """``<tag k='v'>`` for error messages."""
-    attrs = " ".join(f"{k}='{elem.get(k)}'" for k in keys if elem.get(k) is not None)
-    return f"<{elem.tag}{' ' + attrs if attrs else ''}>"
 
 
 def norm_space(text: str | None) -> str:

@@ -146,24 +146,28 @@ def read_list_key(path: str | Path) -> pl.DataFrame:
     return tables.conform("list_key", pl.DataFrame(rows), str(path))
 
 
+def _pattern_line(line: str) -> tuple[str, str, list[str]]:
+    """``(qid, pattern, docids)`` of one answer-pattern line."""
+    line = line.rstrip()
+    if "\t" in line:
+        parts = line.split("\t")
+        qid, pattern = parts[0].strip(), parts[1].strip() if len(parts) > 1 else ""
+        docids = [d for d in " ".join(parts[2:]).split() if d.lower() != "none"]
+        return qid, pattern, docids
+    head, _, rest = line.strip().partition(" ")
+    tokens = rest.strip().split(" ")
+    docids = []
+    while len(tokens) > 1 and _DOCID.match(tokens[-1]):
+        docids.insert(0, tokens.pop())
+    return head, " ".join(tokens).strip(), docids
+
+
 def read_patterns(path: str | Path) -> pl.DataFrame:
     """Read an answer-pattern file (with or without supporting docids) into ``patterns``."""
     fmt = "qid pattern [docid ...]` or `qid<TAB>pattern[<TAB>docid ...]"
     rows = []
     for no, line in data_lines(path, comments=False):
-        line = line.rstrip()
-        if "\t" in line:
-            parts = line.split("\t")
-            qid, pattern = parts[0].strip(), parts[1].strip() if len(parts) > 1 else ""
-            docids = [d for d in " ".join(parts[2:]).split() if d.lower() != "none"]
-        else:
-            head, _, rest = line.strip().partition(" ")
-            qid = head
-            tokens = rest.strip().split(" ")
-            docids = []
-            while len(tokens) > 1 and _DOCID.match(tokens[-1]):
-                docids.insert(0, tokens.pop())
-            pattern = " ".join(tokens).strip()
+        qid, pattern, docids = _pattern_line(line)
         if not qid or not pattern:
             raise InputError(path, f"line {no}", "a line without a qid and a pattern",
                              f"write the line as `{fmt}`")
@@ -173,3 +177,12 @@ def read_patterns(path: str | Path) -> pl.DataFrame:
         raise _nonempty(path, fmt)
     return tables.conform("patterns", pl.DataFrame(rows, schema=tables.SCHEMAS["patterns"]),
                           str(path))
+
+
+def pattern_line(path: str | Path, qid: str, pattern: str) -> int | None:
+    """The first line of the pattern file ``path`` giving ``pattern`` for ``qid``."""
+    for no, line in data_lines(path, comments=False):
+        q, p, _docids = _pattern_line(line)
+        if q == qid and p == pattern:
+            return no
+    return None

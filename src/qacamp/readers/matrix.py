@@ -1,12 +1,24 @@
-"""Generic score matrix (CSV or Parquet) -> ``matrix`` in long form.
+"""Generic score matrix (CSV or Parquet): the one strict reader.
+
+Both ``qacamp ingest`` (kind ``score-matrix``) and the reliability commands
+(:func:`qacamp.reliability.matrix.read_matrix_file`) read matrices here.
 
 CSV: one row per unit, one column per run, a header row of run names (no row
-names).  An optional first column named ``unit`` gives unit ids; otherwise
-units are numbered ``1..n`` in row order.  Values are numbers; empty cells,
-``NA`` or text are errors.
+names).  An optional first column named ``unit`` (any case) gives unit ids;
+otherwise units are numbered ``1..n`` in row order.  Blank rows are skipped.
 
-Parquet: the same wide layout, or long with exactly the columns
-``unit, run, value``.
+Parquet: the same wide layout (run columns of a numeric type), or long with
+exactly the columns ``unit, run, value``.
+
+Strict values: a CSV cell is a plain decimal number (ASCII digits, optional
+sign, decimal point and exponent: ``0.5``, ``-2``, ``1e-3``), so ``1_000``,
+``١`` (non-ASCII digits), ``NaN``, ``inf``, ``true`` and empty cells are
+errors, as is a number outside the float range (``1e400``).  A Parquet value
+column must be integer, float or decimal (a Boolean, string, list or struct
+column is an error); nulls and non-finite values are errors.  Unit ids and run
+names must be non-empty and unique; in the long layout every (unit, run) cell
+must be present exactly once.  Every error names the file and the line (CSV)
+or row and column (Parquet).
 """
 
 from __future__ import annotations
@@ -14,46 +26,79 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from .. import tables
 from ..errors import InputError
 from ._text import end_of_file, read_bytes, read_lines
 
-
-def _check_runs(path, runs: list[str], place: str) -> None:
-    seen: set[str] = set()
-    for r in runs:
-        if not r.strip():
-            raise InputError(path, place, "an empty run name in the header", "name every run column")
-        if r in seen:
-            raise InputError(path, place, f"run '{r}' appears twice in the header",
-                             "give every run column its own name")
-        seen.add(r)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"
 
 
-def _from_wide(path, units: list[str], runs: list[str], values: list[list[float]],
-               places: list[str] | None = None) -> pl.DataFrame:
-    seen: set[str] = set()
-    for i, u in enumerate(units):
-        if u in seen:
-            place = places[i] if places else f"row {i + 1}"
-            raise InputError(path, f"{place}, column unit", f"unit '{u}' appears twice",
-                             "give every row its own unit id")
-        seen.add(u)
-    n = len(units)
-    df = pl.DataFrame({
-        "unit": [u for u in units for _ in runs],
-        "run": runs * n,
-        "value": [v for row in values for v in row],
-    }, schema=tables.SCHEMAS["matrix"])
-    return tables.conform("matrix", df, str(path))
+@dataclass(frozen=True)
+class Matrix:
+    """A validated score matrix: ``values[i, j]`` is unit ``units[i]``, run
+    ``runs[j]``.  ``layout`` is ``wide`` (units and runs in file order) or
+    ``long`` (in order of first appearance)."""
+
+    units: tuple[str, ...]
+    runs: tuple[str, ...]
+    values: np.ndarray
+    layout: str
+
+    def long(self) -> pl.DataFrame:
+        """The canonical ``matrix`` table (unit, run, value), unit-major."""
+        n, m = len(self.units), len(self.runs)
+        df = pl.DataFrame({"unit": np.repeat(np.array(self.units, dtype=object), m),
+                           "run": np.tile(np.array(self.runs, dtype=object), n),
+                           "value": self.values.reshape(-1)},
+                          schema=tables.SCHEMAS["matrix"])
+        return tables.conform("matrix", df)
 
 
-def _read_csv(path: str | Path) -> pl.DataFrame:
-    text = "\n".join(read_lines(path))  # decoded, line lengths checked
+def parse_number(cell: str) -> float | None:
+    """The value of a strict decimal number (see the module docstring), else None."""
+    text = cell.strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def read_matrix_table(path: str | Path) -> Matrix:
+    """Read and validate a score matrix (``.csv``/``.csv.gz`` or ``.parquet``/``.pq``)."""
+    name = Path(path).name.lower()
+    if name.endswith(".parquet") or name.endswith(".pq"):
+        return _read_parquet(path)
+    return _read_csv(path)
+
+
+def read_matrix(path: str | Path) -> pl.DataFrame:
+    """Read a score matrix into the canonical ``matrix`` table (long form)."""
+    return read_matrix_table(path).long()
+
+
+# --------------------------------------------------------------------------- CSV
+
+def _check_names(path, names: list[str], what: str, places: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for name, place in zip(names, places, strict=True):
+        if not name:
+            raise InputError(path, place, f"an empty {what}", f"give every {what} a name")
+        if name in seen:
+            raise InputError(path, place, f"{what} '{name}' appears twice (also at {seen[name]})",
+                             f"give every {what} its own name")
+        seen[name] = place
+
+
+def _read_csv(path: str | Path) -> Matrix:
+    text = "\n".join(read_lines(path))  # decoded, limits and line breaks checked
     reader = csv.reader(io.StringIO(text))
     numbered: list[tuple[int, list[str]]] = []
     try:
@@ -72,72 +117,116 @@ def _read_csv(path: str | Path) -> pl.DataFrame:
     runs = header[1:] if has_unit else header
     if not runs:
         raise InputError(path, f"line {hno}", "no run columns", "give one column per run")
-    _check_runs(path, runs, f"line {hno}")
-    units, values, places = [], [], []
+    _check_names(path, runs, "run name in the header", [f"line {hno}"] * len(runs))
+    units, rows, places = [], [], []
     for no, row in numbered[1:]:
         if len(row) != len(header):
             raise InputError(path, f"line {no}", f"expected {len(header)} fields, got {len(row)}",
                              "give one value per run on every row")
         cells = row[1:] if has_unit else row
         units.append(row[0].strip() if has_unit else str(len(units) + 1))
-        places.append(f"line {no}")
+        places.append(f"line {no}, column {header[0]}" if has_unit else f"line {no}")
         out = []
         for j, c in enumerate(cells):
-            try:
-                v = float(c)
-            except ValueError:
-                v = math.nan
-            if not math.isfinite(v):
-                raise InputError(path, f"line {no}, column {runs[j]}", f"'{c}' is not a number",
-                                 "give a finite number for every unit and run")
+            v = parse_number(c)
+            if v is None:
+                raise InputError(path, f"line {no}, column {runs[j]}",
+                                 f"'{c[:40]}' is not a finite decimal number", _FIX_VALUE)
             out.append(v)
-        values.append(out)
+        rows.append(out)
     if not units:
         raise InputError(path, end_of_file(path), "the file has a header but no rows",
                          "add one row per unit")
-    return _from_wide(path, units, runs, values, places)
+    _check_names(path, units, "unit id", places)
+    return Matrix(tuple(units), tuple(runs), np.array(rows, dtype=np.float64), "wide")
 
 
-def _read_parquet(path: str | Path) -> pl.DataFrame:
-    data = read_bytes(path)
+# --------------------------------------------------------------------------- Parquet
+
+def _dtype_ok(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric() and dtype != pl.Boolean
+
+
+def _ids(path, df: pl.DataFrame, col: str, what: str) -> pl.Series:
+    dtype = df.schema[col]
+    if not (dtype == pl.String or dtype.is_integer() or isinstance(dtype, pl.Categorical | pl.Enum)):
+        raise InputError(path, f"column {col}", f"the {what} column has type {dtype}",
+                         f"store {what}s as strings (or integers)")
+    s = df[col].cast(pl.String)
+    bad = s.is_null() | (s.str.strip_chars() == "")
+    if bad.any():
+        row = int(bad.arg_max()) + 1
+        raise InputError(path, f"row {row}, column {col}", f"an empty or null {what}",
+                         f"give every row its {what}")
+    return s
+
+
+def _values(path, df: pl.DataFrame, col: str) -> np.ndarray:
+    dtype = df.schema[col]
+    if not _dtype_ok(dtype):
+        raise InputError(path, f"column {col}", f"the column has type {dtype}, not a number",
+                         "store scores as integer or float columns")
+    v = df[col].cast(pl.Float64)
+    bad = v.is_null() | ~v.is_finite()
+    if bad.any():
+        row = int(bad.arg_max()) + 1
+        raise InputError(path, f"row {row}, column {col}", "a missing or non-finite value",
+                         _FIX_VALUE)
+    return v.to_numpy()
+
+
+def _read_parquet(path: str | Path) -> Matrix:
+    data = read_bytes(path, text=False)
     try:
         df = pl.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # polars/pyarrow raise many error types for bad files
-        raise InputError(path, None, f"not a readable Parquet file ({exc})",
+    except Exception as exc:  # noqa: BLE001 - polars/pyarrow raise many error types for bad files
+        raise InputError(path, "byte 0", f"not a readable Parquet file ({exc})",
                          "write the matrix with a Parquet writer, or as CSV") from exc
+    del data
+    if df.height == 0 or not df.columns:
+        raise InputError(path, "row 1", "no rows or no columns",
+                         "give one column per run, one row per unit")
     if set(df.columns) == {"unit", "run", "value"}:
-        long = df.select(pl.col("unit").cast(pl.String), pl.col("run").cast(pl.String),
-                         pl.col("value").cast(pl.Float64, strict=False))
-        bad = long.with_row_index("row").filter(
-            pl.col("value").is_null() | ~pl.col("value").is_finite())
-        if bad.height:
-            raise InputError(path, f"row {bad['row'][0] + 1}", "a missing or non-numeric value",
-                             "give a finite number for every unit and run")
-        dup = long.with_row_index("row").filter(~pl.struct("unit", "run").is_first_distinct())
-        if dup.height:
-            raise InputError(path, f"row {dup['row'][0] + 1}",
-                             f"unit {dup['unit'][0]} and run {dup['run'][0]} appear twice",
-                             "give one value per unit and run")
-        return tables.conform("matrix", long, str(path))
-    has_unit = bool(df.columns) and df.columns[0].lower() == "unit"
+        return _long(path, df)
+    has_unit = df.columns[0].lower() == "unit"
     runs = df.columns[1:] if has_unit else df.columns
-    if not runs or df.height == 0:
-        raise InputError(path, None, "no run columns or no rows", "give one column per run, one row per unit")
-    units = (df[df.columns[0]].cast(pl.String).to_list() if has_unit
+    if not runs:
+        raise InputError(path, "row 1", "no run columns", "give one column per run")
+    _check_names(path, [r.strip() for r in runs], "run column name",
+                 [f"column {i + 1}" for i in range(int(has_unit), len(df.columns))])
+    units = (_ids(path, df, df.columns[0], "unit").to_list() if has_unit
              else [str(i) for i in range(1, df.height + 1)])
-    vals = df.select([pl.col(r).cast(pl.Float64, strict=False) for r in runs])
-    for r in runs:
-        bad = vals.with_row_index("row").filter(pl.col(r).is_null() | ~pl.col(r).is_finite())
-        if bad.height:
-            raise InputError(path, f"row {bad['row'][0] + 1}, column {r}",
-                             "a missing or non-numeric value",
-                             "give a finite number for every unit and run")
-    return _from_wide(path, units, list(runs), [list(row) for row in vals.iter_rows()])
+    _check_names(path, units, "unit id", [f"row {i + 1}, column {df.columns[0]}"
+                                          for i in range(len(units))])
+    values = np.column_stack([_values(path, df, r) for r in runs])
+    return Matrix(tuple(units), tuple(runs), values, "wide")
 
 
-def read_matrix(path: str | Path) -> pl.DataFrame:
-    """Read a score matrix (``.csv``/``.csv.gz`` or ``.parquet``) into ``matrix``."""
-    name = Path(path).name.lower()
-    if name.endswith(".parquet") or name.endswith(".pq"):
-        return _read_parquet(path)
-    return _read_csv(path)
+def _long(path, df: pl.DataFrame) -> Matrix:
+    keys = pl.DataFrame({"unit": _ids(path, df, "unit", "unit"),
+                         "run": _ids(path, df, "run", "run")})
+    value = _values(path, df, "value")
+    dup = keys.select(~pl.struct("unit", "run").is_first_distinct()).to_series()
+    if dup.any():
+        row = int(dup.arg_max()) + 1
+        u, r = keys.row(row - 1)
+        raise InputError(path, f"row {row}", f"unit {u} and run {r} appear twice",
+                         "give one value per unit and run")
+    units = keys["unit"].unique(maintain_order=True)
+    runs = keys["run"].unique(maintain_order=True)
+    if units.len() * runs.len() != keys.height:
+        per = keys.with_row_index("row").group_by("unit", maintain_order=True).agg(
+            pl.col("row").first(), pl.col("run"))
+        for u, row, have in per.iter_rows():
+            if len(have) < runs.len():
+                missing = next(r for r in runs.to_list() if r not in set(have))
+                raise InputError(path, f"row {row + 1}, column unit",
+                                 f"unit {u} has no value for run {missing} (a missing cell)",
+                                 "give a value for every unit and run")
+    ui = keys["unit"].replace_strict(units, pl.int_range(units.len(), eager=True),
+                                     return_dtype=pl.Int64).to_numpy()
+    ri = keys["run"].replace_strict(runs, pl.int_range(runs.len(), eager=True),
+                                    return_dtype=pl.Int64).to_numpy()
+    values = np.empty((units.len(), runs.len()))
+    values[ui, ri] = value
+    return Matrix(tuple(units.to_list()), tuple(runs.to_list()), values, "long")

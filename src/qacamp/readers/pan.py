@@ -9,12 +9,19 @@ wrapped in a one-element list (``[0.7]``) is unwrapped.  value exactly 0.5 is
 unanswered; > 0.5 answers ``Y``, < 0.5 answers ``N``; an id missing from the
 answers is unanswered (no response row).  The run name is the answers file's
 parent folder name; judgment set ``gold``.  Blank lines are ignored.
+
+JSON is read strictly: an object repeating a key (``{"id": 1, "id": 2}``) is
+an error (Python would silently keep the last value), as is a number Python
+cannot hold (more than 4300 digits) or nesting deeper than the recursion
+limit.  Integers are compared exactly (``10**400`` is out of range, not a
+float overflow).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import polars as pl
@@ -26,11 +33,27 @@ from ._text import data_lines, end_of_file
 JUDGMENT_SET = "gold"
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _records(path: str | Path, fields: tuple[str, ...]):
     n = 0
     for no, line in data_lines(path, comments=False):
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, object_pairs_hook=_no_duplicates)
+        except _DuplicateKey as exc:
+            raise InputError(path, f"line {no}", f"the key {exc.args[0]!r} appears twice in "
+                             "one object", "give every key once per object") from exc
         except json.JSONDecodeError as exc:
             raise InputError(path, f"line {no}", f"not valid JSON ({exc.msg})",
                              "write one JSON object per line") from exc
@@ -54,6 +77,18 @@ def _qid(path, no: int, rec: dict) -> str:
         raise InputError(path, f"line {no}", f"id {qid!r} is not a string or integer",
                          "give every problem a string id")
     return str(qid)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+
+
+def run_name(path: str | Path) -> str:
+    """The run name of an answers file: the name of the folder it resolves into
+    (``os.path.realpath``, which does not raise on a symlink loop; the read
+    itself reports the loop)."""
+    return Path(os.path.realpath(path)).parent.name
 
 
 def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -82,7 +117,7 @@ def read_answers(path: str | Path, questions: pl.DataFrame,
                  options: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read one run's ``answers.jsonl`` -> ``(responses, judgments)`` judged against the truth."""
     path = Path(path)
-    run = path.resolve().parent.name
+    run = run_name(path)
     known = set(questions["qid"].to_list())
     truth = {q: o for q, o, c in options.select("qid", "option", "correct").iter_rows() if c}
     rrows, jrows = [], []
@@ -100,8 +135,9 @@ def read_answers(path: str | Path, questions: pl.DataFrame,
         if isinstance(value, list) and len(value) == 1:
             value = value[0]
         if isinstance(value, bool) or not isinstance(value, int | float) \
-                or not math.isfinite(value) or not 0 <= value <= 1:
-            raise InputError(path, f"line {no}", f"value {rec['value']!r} is not a number in [0, 1]",
+                or (isinstance(value, float) and not math.isfinite(value)) \
+                or not 0 <= value <= 1:
+            raise InputError(path, f"line {no}", f"value {_short(rec['value'])} is not a number in [0, 1]",
                              "give a score between 0 and 1 (0.5 = no answer)")
         answered = value != 0.5
         answer = ("Y" if value > 0.5 else "N") if answered else None

@@ -28,54 +28,81 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError, UsageError
-from ._text import describe, end_of_file, norm_space, parse_xml, read_lines
+from ._text import end_of_file, norm_space, read_lines
+from ._xml import describe, parse_xml
 
 QTYPES = ("FACTOID", "LIST", "OTHER")
 
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
+_TAG = re.compile(r"<(/?)top>", re.I)
 _NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
 _DESC = re.compile(r"<desc>\s*(?:Description:)?(.*)", re.S | re.I)
 
 
 def read_top_questions(path: str | Path, qtype: str = "FACTOID",
                        encoding: str = "utf-8") -> pl.DataFrame:
-    """Read a ``<top>`` question file (TREC 2002-2003) into ``questions``."""
+    """Read a ``<top>`` question file (TREC 2002-2003) into ``questions``.
+
+    One pass over the ``<top>``/``</top>`` tags (linear in the file: an
+    unclosed or nested ``<top>`` is an error at its line, never a rescan)."""
     if qtype not in QTYPES:
         raise UsageError(f"qtype must be one of {QTYPES}, not {qtype!r}")
-    text = "\n".join(read_lines(path, encoding))  # decoded, line lengths checked
+    text = "\n".join(read_lines(path, encoding))  # decoded, limits checked
     rows = []
     seen: dict[str, int] = {}
-    end = 0
-    for m in _TOP.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        if text[end:m.start()].strip():
-            raise _bad(path, text, end, "text outside <top> ... </top>")
-        end = m.end()
-        body = m.group(1)
-        num = _NUM.search(body)
-        if num is None:
-            raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
-                             "give every <top> block a `<num> Number: N` line")
-        qid = num.group(1)
-        desc = _DESC.search(body)
-        if desc is None or not norm_space(desc.group(1)):
-            raise InputError(path, f"line {line} (<top> of question {qid})",
-                             "a <top> block without <desc> question text",
-                             "give every <top> block a `<desc> Description:` line followed by the question")
-        if qid in seen:
-            raise InputError(path, f"line {line}",
-                             f"question {qid} appears twice (first at line {seen[qid]})",
-                             "give every question its own number")
-        seen[qid] = line
-        rows.append({"qid": qid, "qtype": qtype, "position": len(rows) + 1,
-                     "text": norm_space(desc.group(1))})
+    end = 0  # offset after the last </top>
+    pos, line = 0, 1  # line of offset `pos`, advanced incrementally
+    open_at: int | None = None
+    open_line = 0
+    for m in _TAG.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not m.group(1):  # <top>
+            if open_at is not None:
+                raise InputError(path, f"line {line}",
+                                 f"a <top> inside the <top> block of line {open_line}, "
+                                 "which has no </top>",
+                                 "close every <top> block with </top> before the next one")
+            if text[end:m.start()].strip():
+                raise _bad(path, text, end, "text outside <top> ... </top>")
+            open_at, open_line = m.end(), line
+            continue
+        if open_at is None:
+            raise InputError(path, f"line {line}", "a </top> without a <top> before it",
+                             "every question must be a <top> ... </top> block")
+        rows.append(_question(path, text[open_at:m.start()], open_line, qtype, seen,
+                              len(rows) + 1))
+        open_at, end = None, m.end()
+    if open_at is not None:
+        raise InputError(path, f"line {open_line}", "a <top> without </top> (unclosed at the "
+                         "end of the file)", "close every <top> block with </top>")
     if text[end:].strip():
-        raise _bad(path, text, end, "text outside <top> ... </top> (or an unclosed <top>)")
+        raise _bad(path, text, end, "text outside <top> ... </top>")
     if not rows:
         raise InputError(path, end_of_file(path), "no <top> blocks found",
                          "check that this is a TREC <top> question file")
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
     return tables.conform("questions", df, str(path))
+
+
+def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
+              position: int) -> dict:
+    num = _NUM.search(body)
+    if num is None:
+        raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
+                         "give every <top> block a `<num> Number: N` line")
+    qid = num.group(1)
+    desc = _DESC.search(body)
+    if desc is None or not norm_space(desc.group(1)):
+        raise InputError(path, f"line {line} (<top> of question {qid})",
+                         "a <top> block without <desc> question text",
+                         "give every <top> block a `<desc> Description:` line followed by "
+                         "the question")
+    if qid in seen:
+        raise InputError(path, f"line {line}",
+                         f"question {qid} appears twice (first at line {seen[qid]})",
+                         "give every question its own number")
+    seen[qid] = line
+    return {"qid": qid, "qtype": qtype, "position": position, "text": norm_space(desc.group(1))}
 
 
 def _bad(path, text: str, offset: int, problem: str) -> InputError:

@@ -121,10 +121,10 @@ def _items(path, df: pl.DataFrame, fmt: str) -> pl.Expr:
     return item
 
 
-def read_judged_other(part_one: str | Path, part_two: str | Path,
+def read_judged_other(part_one: str | Path, part_two: str | Path | None,
                       judgment_set: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read a judged Other run (part one: the returned strings; part two: the
-    nuggets found in them) -> ``(responses, nugget_matches)``."""
+    nuggets found in them, None when there is none) -> ``(responses, nugget_matches)``."""
     one = _frame(part_one, ["qid", "tag", "item", "docid"], "answer", OTHER1_FMT)
     run = check_one_tag(part_one, one)
     one = one.with_columns(_items(part_one, one, OTHER1_FMT).alias("item"))
@@ -138,8 +138,8 @@ def read_judged_other(part_one: str | Path, part_two: str | Path,
         pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
         pl.lit(True).alias("answered"), nil.alias("nil"),
     )
-    two = lines_frame(part_two)
-    if two.height == 0:
+    two = lines_frame(part_two) if part_two is not None else None
+    if two is None or two.height == 0:
         matches = tables.empty("nugget_matches")
     else:
         two = split_fields(part_two, two, ["qid", "tag", "item", "nugget"], None, OTHER2_FMT)
@@ -164,4 +164,4 @@ def read_judged_other(part_one: str | Path, part_two: str | Path,
         matches = two.select(pl.lit(judgment_set).alias("judgment_set"),
                              pl.lit(run).alias("run"), "qid", "item", "nugget")
     return (tables.conform("responses", responses, str(part_one)),
-            tables.conform("nugget_matches", matches, str(part_two)))
+            tables.conform("nugget_matches", matches, str(part_two or part_one)))

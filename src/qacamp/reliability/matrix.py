@@ -28,8 +28,6 @@ baseline runs (names starting with ``baseline:``) unless ``include_baselines=Tru
 
 from __future__ import annotations
 
-import csv
-import gzip
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -367,81 +365,25 @@ def from_wide(frame: pl.DataFrame, measure: str = "", unit_col: str | None = Non
 
 
 def read_matrix_file(path: str | Path, measure: str = "", include_baselines: bool = False) -> ScoreMatrix:
-    """Read a wide score matrix: CSV (optionally ``.gz``) or Parquet, header of run
-    names, one row per unit, no row names (an optional first column named
-    ``unit`` gives unit ids); or a long Parquet table ``unit, run, value`` (as
-    ingest writes it).  Raises :class:`InputError` naming file and line."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, "file not found", "check the path to the score matrix")
-    if path.suffix == ".parquet":
-        try:
-            frame = pl.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 - report any reader failure as input error
-            raise InputError(path, None, f"not a readable Parquet file ({exc})",
-                             "write the matrix with one numeric column per run") from None
-        if set(frame.columns) == {"unit", "run", "value"}:  # long form (ingest's matrix table)
-            if frame.height == 0:
-                raise InputError(path, None, "empty matrix", "provide at least one unit and one run")
-            return from_long(frame, "unit", "run", "value", measure=measure,
-                             include_baselines=include_baselines)
-        unit_col = "unit" if "unit" in frame.columns else None
-        bad = [c for c in frame.columns if c != unit_col and not frame[c].dtype.is_numeric()]
-        if bad:
-            raise InputError(path, f"column {bad[0]!r}", "column is not numeric",
-                             "store one numeric column per run")
-        nulls = [c for c in frame.columns if frame[c].null_count()]
-        if nulls:
-            row = int(frame[nulls[0]].is_null().arg_max())
-            raise InputError(path, f"row {row + 1}, column {nulls[0]!r}", "missing score",
-                             "fill every cell of the matrix")
-        if frame.height == 0 or len(frame.columns) - (unit_col is not None) == 0:
-            raise InputError(path, None, "empty matrix", "provide at least one unit and one run")
-        return from_wide(frame, measure, unit_col, include_baselines)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
-    if not rows or not any(h.strip() for h in rows[0]):
-        raise InputError(path, "line 1", "missing header of run names",
-                         "put the run names on the first line")
-    header = [h.strip() for h in rows[0]]
-    if len(set(header)) != len(header) or "" in header:
-        raise InputError(path, "line 1", "run names must be unique and non-empty",
-                         "rename duplicate or empty columns")
-    unit_first = header[0] == "unit"
-    data, units = [], []
-    for lineno, row in enumerate(rows[1:], start=2):
-        if not row or all(not x.strip() for x in row):
-            continue
-        if len(row) != len(header):
-            raise InputError(path, f"line {lineno}", f"{len(row)} fields, expected {len(header)}",
-                             "give one value per run on every line")
-        cells = row[1:] if unit_first else row
-        try:
-            data.append([float(x) for x in cells])
-        except ValueError:
-            bad = next(x for x in cells if not _is_float(x))
-            raise InputError(path, f"line {lineno}", f"not a number: {bad!r}",
-                             "every cell must be a decimal score") from None
-        units.append(row[0].strip() if unit_first else f"u{len(units) + 1}")
-    if not data:
-        raise InputError(path, None, "no data rows", "add one line per unit")
-    runs = header[1:] if unit_first else header
-    vals = np.array(data, dtype=np.float64)
-    if np.isnan(vals).any():
-        r = int(np.argwhere(np.isnan(vals))[0][0])
-        raise InputError(path, f"data row {r + 1}", "NaN score", "fill every cell")
-    keep = [i for i, r in enumerate(runs) if include_baselines or not r.startswith(BASELINE_PREFIX)]
-    return ScoreMatrix(tuple(units), tuple(runs[i] for i in keep), "mean",
-                       values=np.ascontiguousarray(vals[:, keep]), measure=measure)
+    """Read a score matrix file with the project's one strict matrix reader,
+    :func:`qacamp.readers.matrix.read_matrix_table` (CSV, optionally ``.gz``, or
+    Parquet; wide with a header of run names, or long ``unit, run, value`` as
+    ingest writes it; every rule is documented there and in docs/formats.md).
+    Wide files keep their unit and run order; long ones are indexed like
+    :func:`from_long`.  Raises :class:`InputError` naming file and place."""
+    from ..readers.matrix import read_matrix_table
 
-
-def _is_float(x: str) -> bool:
-    try:
-        float(x)
-    except ValueError:
-        return False
-    return True
+    table = read_matrix_table(path)
+    if table.layout == "long":
+        return from_long(table.long(), "unit", "run", "value", measure=measure,
+                         include_baselines=include_baselines)
+    keep = [j for j, r in enumerate(table.runs)
+            if include_baselines or not r.startswith(BASELINE_PREFIX)]
+    if not keep:
+        raise InputError(path, None, "every run is a baseline",
+                         "include the baselines, or add the runs' columns")
+    return ScoreMatrix(table.units, tuple(table.runs[j] for j in keep), "mean",
+                       values=np.ascontiguousarray(table.values[:, keep]), measure=measure)
 
 
 def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question",

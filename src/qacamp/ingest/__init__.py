@@ -1,0 +1,143 @@
+"""Campaign config -> canonical tables, with the cross-file checks.
+
+:func:`ingest_campaign` reads every raw file of one campaign (its config dict
+exactly as in ``workflow/schemas/config.schema.yaml``) and returns *all* the
+tables of :data:`qacamp.tables.SCHEMAS` (empty ones for what the kind lacks),
+conformed and in canonical row order.  :func:`write_ingest` writes them to
+``<outdir>/<table>.parquet`` plus ``campaign.json`` atomically.  ``qacamp
+eval`` builds the same config dict from its command line and calls
+:func:`ingest_campaign` too: one validation for every entry point.
+
+Cross-file checks (each raises :class:`~qacamp.errors.InputError` naming the
+file and the line of the first offender; docs/formats.md, "Cross-file checks"):
+
+* a response to a question id that is not in the question set / gold;
+* a judged TREC run part answering a question of another type (a factoid
+  file answering an Other question);
+* two files with the same run name (one judgment set and part, or two runs of
+  a QA4MRE / CLEF / PAN campaign; the same file given twice);
+* for TREC kinds, every non-primary judgment set judges exactly the responses
+  of the primary set (same run, qid, item, answer string, docid, NIL);
+  responses come from the primary set;
+* trec-series: Other part-two files pair with part-one files by run tag;
+  nugget matches must name known nuggets; a nugget list and a pyramid file
+  given together must list the same nuggets (the weights come from the
+  pyramid); answer keys may only name questions of their type;
+* a question type whose measures need a file that is not given (list
+  questions without a list key, Other questions without nuggets or judged
+  Other files) is a :class:`~qacamp.errors.ConfigError` unless the campaign
+  says ``skip: [...]`` (scoring then leaves that component out).
+
+What is accepted but reported goes to the ``warnings`` table (a run covering
+less than ``min_coverage`` of its questions, a run without an Other part two,
+automatic-judging time-outs and truncated answers).  With ``autojudge: true``
+the ``automatic`` judgment set is added to ``judgments`` here.
+
+trec-factoid ``questions`` may list ``<top>`` files (a file whose name
+contains ``list`` holds LIST questions) and/or series XML.  A judged run file
+whose first question is a LIST question is read as a NIST judged list run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+from .. import tables
+from ..io import write_parquet, write_text
+from .auto import add_automatic
+from .campaign import (
+    DEFAULT_MIN_COVERAGE,
+    KINDS,
+    REQUIRED,
+    SERIES_WEIGHTS,
+    SKIPPABLE,
+    resolved_campaign,
+)
+from .checks import Acc
+from .gold import clef_kind, pan_kind, qa4mre_kind, score_matrix_kind
+from .trec import trec_factoid, trec_series
+
+_KIND_READERS = {"trec-factoid": trec_factoid, "trec-series": trec_series,
+                 "qa4mre": qa4mre_kind, "clef-qa": clef_kind, "pan": pan_kind,
+                 "score-matrix": score_matrix_kind}
+
+
+def _run_file_count(files: dict) -> int:
+    n = sum(len(files.get(k, [])) for k in ("runs", "answers", "matrix"))
+    for spec in (files.get("judgment_sets") or {}).values():
+        parts = spec.values() if isinstance(spec, dict) else [spec]
+        n += sum(len(v) for v in parts)
+    return n
+
+
+def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
+    """Read one campaign's raw files -> every table of ``tables.SCHEMAS``
+    (conformed, canonical order; empty frames for tables the kind lacks;
+    ``warnings`` lists what was accepted but should be looked at).
+    ``progress(done, total)`` is called after each run file is read."""
+    resolved = resolved_campaign(name, campaign, Path(base_dir))
+    acc = Acc(_run_file_count(resolved["files"]), progress)
+    where = _KIND_READERS[resolved["kind"]](resolved, acc)
+    if resolved["options"].get("autojudge"):
+        add_automatic(resolved, acc, where)
+    if progress is not None:
+        progress(acc.total, acc.total)
+    return acc.result()
+
+
+def warning_lines(warnings: pl.DataFrame) -> list[str]:
+    """One line per ``warnings`` row: ``FILE: PLACE: message`` (for the log)."""
+    out = []
+    for file, place, _kind, message, _count in warnings.iter_rows():
+        out.append(f"{file}: {place}: {message}" if place else f"{file}: {message}")
+    return out
+
+
+# --------------------------------------------------------------------------- writing
+
+def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Path) -> None:
+    """Write ``<outdir>/<table>.parquet`` for every canonical table and
+    ``<outdir>/campaign.json`` (sorted keys, indent 2).
+
+    Everything is written into a temporary sibling directory that is renamed
+    onto ``outdir`` at the end, so a failure leaves no partial ``outdir``
+    (an existing ``outdir`` is replaced only on success).
+    """
+    outdir = Path(outdir)
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    # folders an earlier writer left when it was killed (SIGKILL skips the cleanup below)
+    for stale in outdir.parent.glob(f".{outdir.name}.*"):
+        if stale.is_dir() and stale.suffix in (".tmp", ".old"):
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", suffix=".tmp", dir=outdir.parent))
+    try:
+        for name in tables.SCHEMAS:
+            df = tabs.get(name)
+            df = tables.empty(name) if df is None else tables.conform(name, df)
+            write_parquet(tables.canonical_order(name, df), tmp / f"{name}.parquet")
+        write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n", tmp / "campaign.json")
+        old = None
+        if outdir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", suffix=".old",
+                                        dir=outdir.parent))
+            os.replace(outdir, old / outdir.name)
+        os.replace(tmp, outdir)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(tmp)
+        raise
+
+
+__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines",
+           "SERIES_WEIGHTS", "KINDS", "REQUIRED", "SKIPPABLE", "DEFAULT_MIN_COVERAGE"]

@@ -1,0 +1,168 @@
+"""The resolved campaign: one campaign's config dict -> kind, options (with
+defaults), judgment sets, primary set and the sorted file lists.
+
+Used by ``qacamp ingest`` (and the workflow) and by ``qacamp eval``, which
+builds the same config dict from its command-line options, so both validate
+exactly alike.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from ..config import expand_files, primary_judgment_set
+from ..errors import ConfigError
+
+KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
+
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "trec-factoid": ("questions", "judgment_sets"),
+    "trec-series": ("year", "questions", "judgment_sets"),
+    "qa4mre": ("gold", "runs"),
+    "clef-qa": ("questions", "runs"),
+    "pan": ("truth", "answers"),
+    "score-matrix": ("matrix",),
+}
+
+#: Per-series weights by TREC year (Voorhees 2005; 2006-2007 guidelines: thirds).
+SERIES_WEIGHTS: dict[int, dict[str, float]] = {
+    **{y: {"factoid": 0.5, "list": 0.25, "other": 0.25,
+           "no_list_factoid": 0.67, "no_list_other": 0.33} for y in (2004, 2005)},
+    **{y: {"factoid": 1 / 3, "list": 1 / 3, "other": 1 / 3,
+           "no_list_factoid": 0.5, "no_list_other": 0.5} for y in (2006, 2007)},
+}
+
+FILE_KEYS = {
+    "trec-factoid": ("questions", "list_key", "patterns"),
+    "trec-series": ("questions", "nuggets", "pyramid", "list_key", "patterns_factoid",
+                    "patterns_list"),
+    "qa4mre": ("gold", "runs"),
+    "clef-qa": ("questions", "runs"),
+    "pan": ("truth", "answers"),
+    "score-matrix": ("matrix",),
+}
+SERIES_PARTS = ("factoid", "list", "other", "other_nuggets")
+
+SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list",),
+                                         "trec-series": ("factoid", "list", "other")}
+"""Question types whose measures a campaign may skip explicitly (``skip:``)
+when the files they need are not given."""
+
+DEFAULT_MIN_COVERAGE = 0.9
+"""A run answering fewer than this share of the questions of its type gets a
+``coverage`` warning (TREC, QA4MRE and CLEF runs answer every question; a
+lower share is most often a truncated file)."""
+
+_PATTERN_KEYS = {"trec-factoid": ("patterns",),
+                 "trec-series": ("patterns_factoid", "patterns_list")}
+
+
+def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> dict:
+    """The resolved campaign: ``name``, ``kind``, ``options`` (defaults filled),
+    ``judgment_sets`` (names), ``primary`` and ``files`` (sorted path lists,
+    relative to the current directory when ``base_dir`` is relative)."""
+    if not isinstance(campaign, dict):
+        raise ConfigError(f"campaigns.{name}", "is not a mapping", "give the campaign's keys")
+    kind = campaign.get("kind")
+    if kind not in KINDS:
+        raise ConfigError(f"campaigns.{name}.kind", f"unknown or missing kind {kind!r}",
+                          f"use one of {', '.join(KINDS)}")
+    for key in REQUIRED[kind]:
+        if key not in campaign:
+            raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})",
+                              f"add the key '{key}'")
+    prefix = f"campaigns.{name}"
+    files: dict[str, Any] = {}
+    for key in FILE_KEYS[kind]:
+        if campaign.get(key) is not None:
+            files[key] = expand_files(campaign[key], base_dir, f"{prefix}.{key}")
+    options: dict[str, Any] = {}
+    sets: list[str]
+    if kind in ("trec-factoid", "trec-series"):
+        sets = _judgment_files(kind, prefix, campaign["judgment_sets"], base_dir, files)
+        primary = primary_judgment_set(campaign)
+        options["autojudge"] = _autojudge(kind, prefix, campaign, files)
+        options["skip"] = _skip(kind, prefix, campaign)
+        if kind == "trec-series":
+            year = campaign["year"]
+            if isinstance(year, bool) or year not in SERIES_WEIGHTS:
+                raise ConfigError(f"{prefix}.year", f"year {year!r} is not 2004-2007",
+                                  "give the TREC year of the question series")
+            options["year"] = year
+            options["weights"] = {**SERIES_WEIGHTS[year], **(campaign.get("weights") or {})}
+    else:
+        if "skip" in campaign:
+            raise ConfigError(f"{prefix}.skip", f"kind {kind} has no measures to skip",
+                              "remove the key (it applies to trec-factoid and trec-series)")
+        primary = primary_judgment_set(campaign)
+        sets = [primary]
+        if kind == "qa4mre":
+            options = {"language": campaign.get("language", "EN"),
+                       "main_questions": campaign.get("main_questions", 15),
+                       "pass_threshold": campaign.get("pass_threshold", 0.5),
+                       "baseline_seed": campaign.get("baseline_seed", 1),
+                       "edition": campaign.get("edition")}
+        elif kind == "score-matrix":
+            options = {"measure": campaign.get("measure", "score")}
+    if kind != "score-matrix":
+        options["min_coverage"] = _min_coverage(prefix, campaign)
+    out = {"name": name, "kind": kind, "options": options, "judgment_sets": sets,
+           "primary": primary, "files": files}
+    if "title" in campaign:
+        out["title"] = campaign["title"]
+    return out
+
+
+def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict) -> list[str]:
+    if not isinstance(js, dict) or not js:
+        raise ConfigError(f"{prefix}.judgment_sets", "must map judgment set names to files",
+                          "e.g. judgment_sets: {adjudicated: runs/*.judged}")
+    if "automatic" in js:
+        raise ConfigError(f"{prefix}.judgment_sets.automatic",
+                          "the name 'automatic' is reserved for pattern judging",
+                          "rename the judgment set")
+    files["judgment_sets"] = {}
+    for set_name, spec in js.items():
+        key = f"{prefix}.judgment_sets.{set_name}"
+        if kind == "trec-factoid":
+            files["judgment_sets"][set_name] = expand_files(spec, base_dir, key)
+            continue
+        if not isinstance(spec, dict) or not set(spec) <= set(SERIES_PARTS) or not spec:
+            raise ConfigError(key, "must map factoid/list/other/other_nuggets to files",
+                              "e.g. {factoid: j/*.factoid, other: j/*.other}")
+        files["judgment_sets"][set_name] = {
+            part: expand_files(sub, base_dir, f"{key}.{part}") for part, sub in spec.items()}
+    return list(js)
+
+
+def _autojudge(kind: str, prefix: str, campaign: dict, files: dict) -> bool:
+    value = campaign.get("autojudge", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{prefix}.autojudge", f"{value!r} is not true or false",
+                          "write autojudge: true or autojudge: false")
+    if value and not any(files.get(k) for k in _PATTERN_KEYS[kind]):
+        raise ConfigError(f"{prefix}.autojudge", "is true but no answer patterns are given",
+                          f"give {' and/or '.join(_PATTERN_KEYS[kind])}, or remove autojudge")
+    return value
+
+
+def _skip(kind: str, prefix: str, campaign: dict) -> list[str]:
+    skip = campaign.get("skip", [])
+    allowed = SKIPPABLE[kind]
+    if not isinstance(skip, list) or not all(isinstance(s, str) for s in skip) \
+            or not set(skip) <= set(allowed) or len(set(skip)) != len(skip):
+        raise ConfigError(f"{prefix}.skip", f"{skip!r} is not a list of distinct names "
+                          f"from {list(allowed)}", f"e.g. skip: [{allowed[-1]}]")
+    return sorted(skip)
+
+
+def _min_coverage(prefix: str, campaign: dict) -> float:
+    value = campaign.get("min_coverage", DEFAULT_MIN_COVERAGE)
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or not 0 <= value <= 1:
+        raise ConfigError(f"{prefix}.min_coverage", f"{value!r} is not a number in [0, 1]",
+                          f"give a share such as {DEFAULT_MIN_COVERAGE} (0 turns the "
+                          "warning off)")
+    return float(value)

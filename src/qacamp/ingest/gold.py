@@ -1,0 +1,81 @@
+"""Kinds judged against a gold standard (qa4mre, clef-qa, pan) and score matrices."""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+from ..readers import clef, matrix, pan, qa4mre
+from .checks import Acc, check_known, check_run_unique, coverage, word_place
+from .trec import merge_questions
+
+Where = dict[tuple[str, str, str], str]
+
+
+def _one(resolved: dict, key: str, what: str) -> str:
+    paths = resolved["files"][key]
+    if len(paths) != 1:
+        raise ConfigError(f"campaigns.{resolved['name']}.{key}", "must name one file",
+                          f"give the {what}")
+    return paths[0]
+
+
+def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
+    opts = resolved["options"]
+    gold = _one(resolved, "gold", "gold standard XML")
+    questions, options = qa4mre.read_gold(gold, opts["main_questions"], opts["language"])
+    acc.add("questions", questions)
+    acc.add("options", options)
+    seen: dict[str, str] = {}
+    where: Where = {}
+    for path in resolved["files"]["runs"]:
+        resp, judg = qa4mre.read_run(path, questions, options)
+        run = resp["run"][0]
+        check_run_unique(seen, run, path, "run_id", word_place(path, run))
+        coverage(acc, path, resp, questions.height, "questions of the gold standard",
+                 opts["min_coverage"])
+        where[(resolved["primary"], "mc", run)] = path
+        acc.add("responses", resp)
+        acc.add("judgments", judg)
+    return where
+
+
+def clef_kind(resolved: dict, acc: Acc) -> Where:
+    questions = merge_questions([(p, clef.read_questions(p))
+                                 for p in resolved["files"]["questions"]])
+    acc.add("questions", questions)
+    known = set(questions["qid"].to_list())
+    seen: dict[str, str] = {}
+    where: Where = {}
+    for path in resolved["files"]["runs"]:
+        resp, judg = clef.read_run(path)
+        run = resp["run"][0]
+        check_run_unique(seen, run, path, "run column")
+        check_known(path, resp, known, "the question set", field=1, tab=True)
+        coverage(acc, path, resp, questions.height, "questions",
+                 resolved["options"]["min_coverage"])
+        where[(resolved["primary"], "qa", run)] = path
+        acc.add("responses", resp)
+        acc.add("judgments", judg)
+    return where
+
+
+def pan_kind(resolved: dict, acc: Acc) -> Where:
+    questions, options = pan.read_truth(_one(resolved, "truth", "truth.jsonl file"))
+    acc.add("questions", questions)
+    acc.add("options", options)
+    seen: dict[str, str] = {}
+    where: Where = {}
+    for path in resolved["files"]["answers"]:
+        resp, judg = pan.read_answers(path, questions, options)
+        run = pan.run_name(path)
+        check_run_unique(seen, run, path, "runs are named by the answers file's folder")
+        coverage(acc, path, resp, questions.height, "problems of the truth file",
+                 resolved["options"]["min_coverage"])
+        where[(resolved["primary"], "verification", run)] = path
+        acc.add("responses", resp)
+        acc.add("judgments", judg)
+    return where
+
+
+def score_matrix_kind(resolved: dict, acc: Acc) -> Where:
+    acc.add("matrix", matrix.read_matrix(_one(resolved, "matrix", "CSV or Parquet score matrix")))
+    return {}
