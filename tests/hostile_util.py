@@ -90,21 +90,24 @@ def both_config_error(capsys, tmp_path: Path, campaign: dict, argv: list[str], k
 def same_numbers(capsys, tmp_path: Path, campaign: dict, argv: list[str],
                  judgment_set: str | None = None) -> pl.DataFrame:
     """Good input: ``qacamp ingest`` + ``qacamp score`` and ``qacamp eval`` give
-    the same run scores (eval's 4 decimals).  Returns the ingest warnings."""
-    from qacamp.cli.eval import _fmt
+    the same run scores, compared at full precision (``eval --precision full``,
+    the shortest repr of each float).  Returns the ingest warnings."""
+    from qacamp.cli.eval import _formatter
+
+    fmt = _formatter("full")
 
     out = tmp_path / "res" / "ingest"
     rc_i, err_i = run_ingest(capsys, campaign, out)
     assert rc_i == 0, err_i
     assert main(["score", "--ingest", str(out), "--out", str(tmp_path / "res" / "scores")]) == 0
     capsys.readouterr()
-    extra = ["--judgment-set", judgment_set] if judgment_set else []
+    extra = ["--precision", "full"] + (["--judgment-set", judgment_set] if judgment_set else [])
     rc_e, out_e, err_e = run_eval(capsys, argv + extra)
     assert rc_e == 0, err_e
     assert "Traceback" not in err_e
     runs = pl.read_parquet(tmp_path / "res" / "scores" / "runs.parquet")
     js = judgment_set or json.loads((out / "campaign.json").read_text())["primary"]
-    want = {(r, m, _fmt(m, v)) for r, m, v in runs.filter(
+    want = {(r, m, fmt(m, v)) for r, m, v in runs.filter(
         (pl.col("judgment_set") == js) & (pl.col("scope") == "all")).select(
         "run", "measure", "value").iter_rows()}
     got = {tuple(ln.split("\t")[i] for i in (0, 1, 4)) for ln in out_e.splitlines()[1:]}

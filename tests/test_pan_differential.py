@@ -207,3 +207,25 @@ def test_corner_cases_against_evaluator_functions():
                 assert (key, value) == ("f_05_u", "ZeroDivisionError") and got == 0.0
                 assert not any(truth) and all(v < 0.5 for v in values)
     assert numbers >= 33
+
+
+@pytest.mark.parametrize("edition, script", [("2020", "2020"), ("2022", "2022")])
+def test_qacamp_eval_pan_equals_official_evaluators(tmp_path, capsys, edition, script):
+    """The whole path an organizer uses (`qacamp eval pan`: readers, ingest checks,
+    scoring), printed at full precision, equals the official evaluator to 1e-12."""
+    from qacamp.cli import main
+
+    truth_dir, runs = campaign(tmp_path, 77, 120, False)
+    peer = run_peer(EVALUATORS[script], truth_dir, runs, tmp_path / "peer_out")
+    answers = sorted(str(p) for p in (tmp_path / "sim" / "runs").glob("*/answers.jsonl"))
+    capsys.readouterr()
+    assert main(["eval", "pan", "--truth", str(truth_dir / "truth.jsonl"), "--edition", edition,
+                 "--precision", "full", *answers]) == 0
+    printed: dict[str, dict[str, float]] = {}
+    for line in capsys.readouterr().out.splitlines()[1:]:
+        run, measure, scope, unit, value = line.split("\t")
+        printed.setdefault(run, {})[measure] = float(value)
+    assert set(printed) == set(peer)
+    for run, res in peer.items():
+        for key, value in res.items():
+            assert printed[run][KEYS[key]] == pytest.approx(value, abs=1e-12, rel=0), (run, key)

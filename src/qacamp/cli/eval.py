@@ -43,6 +43,16 @@ def _common(p: argparse.ArgumentParser, kind: str) -> None:
     p.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
                    help="warn about runs answering fewer than this share of their questions "
                         "(campaign key min_coverage; default 0.9)")
+    from ..presets import PRESETS
+
+    presets = [n for n, pr in PRESETS.items() if kind in pr.kinds]
+    if presets:
+        p.add_argument("--preset", default=None, choices=presets,
+                       help="the campaign's method parameters as its paper set them "
+                            "(campaign key preset; docs/presets.md)")
+    p.add_argument("--precision", default="4", metavar="DIGITS|full",
+                   help="decimals printed (default 4); 'full' prints every value exactly as "
+                        "stored (shortest repr that reads back to the same float)")
 
 
 def _skip(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
@@ -51,20 +61,37 @@ def _skip(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
                         "given (campaign key skip; repeatable)")
 
 
+def _beta_rank(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--beta", type=float, default=None,
+                   help="beta of the nugget F (default 3; TREC 2003 definitions: 5)")
+    p.add_argument("--max-rank", type=int, default=None,
+                   help="ranked answers MRR counts per question (default 5)")
+
+
 def register(sub):
     p = sub.add_parser("eval", help="score runs from raw files (trec_eval style)",
                        description=__doc__.split("\n\n")[0])
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     k = kinds.add_parser("qa4mre", help=KIND_HELP["qa4mre"])
     k.add_argument("--gold", required=True)
-    k.add_argument("--main-questions", type=int, default=15)
-    k.add_argument("--language", default="EN")
-    k.add_argument("--pass-threshold", type=float, default=0.5)
-    k.add_argument("--baseline-seed", type=int, default=1)
+    k.add_argument("--main-questions", type=int, default=None,
+                   help="main questions per reading test (default 15)")
+    k.add_argument("--language", default=None, help="gold language (default EN)")
+    k.add_argument("--pass-threshold", type=float, default=None,
+                   help="c@1 a reading test needs to pass (default 0.5)")
+    k.add_argument("--pass-rule", default=None, choices=["at_least", "more_than"],
+                   help="pass at c@1 >= threshold (at_least, default) or > threshold")
+    k.add_argument("--test-std-ddof", type=int, default=None, choices=[0, 1],
+                   help="std of the tests' c@1: population (0, default) or sample (1)")
+    k.add_argument("--baseline-seed", type=int, default=None,
+                   help="seed of the random-choice baseline run (default 1)")
     k.add_argument("runs", nargs="+", metavar="RUN")
     _common(k, "qa4mre")
     k = kinds.add_parser("pan", help=KIND_HELP["pan"])
     k.add_argument("--truth", required=True)
+    k.add_argument("--edition", default=None,
+                   help="PAN edition whose measures enter overall (2014, 2015, 2020-2023; "
+                        "default 2023)")
     k.add_argument("runs", nargs="+", metavar="ANSWERS")
     _common(k, "pan")
     k = kinds.add_parser("clef-qa", help=KIND_HELP["clef-qa"])
@@ -81,11 +108,15 @@ def register(sub):
     k.add_argument("--patterns", default=None,
                    help="answer patterns: add the 'automatic' judgment set (autojudge)")
     k.add_argument("runs", nargs="+", metavar="JUDGED_RUN")
+    _beta_rank(k)
     _skip(k, ("list",))
     _common(k, "trec-factoid")
     k = kinds.add_parser("trec-series", help=KIND_HELP["trec-series"])
     k.add_argument("--questions", required=True)
-    k.add_argument("--year", type=int, required=True)
+    k.add_argument("--year", type=int, default=None,
+                   help="TREC year 2004-2007 (required unless --preset gives it)")
+    k.add_argument("--other-score", default=None, choices=["nugget", "pyramid"],
+                   help="Other score in the series score (default by year: 2007 pyramid)")
     k.add_argument("--nuggets", default=None)
     k.add_argument("--pyramid", default=None)
     k.add_argument("--list-key", default=None)
@@ -99,6 +130,7 @@ def register(sub):
     k.add_argument("--other", nargs="*", default=[], help="judged Other runs, part one")
     k.add_argument("--other-nuggets", nargs="*", default=[],
                    help="judged Other runs, part two (paired with part one by run tag)")
+    _beta_rank(k)
     _skip(k, ("factoid", "list", "other"))
     _common(k, "trec-series")
     for parser in kinds.choices.values():
@@ -118,9 +150,7 @@ def campaign_config(args) -> dict:
     kind = args.kind
     c: dict = {"kind": kind}
     if kind == "qa4mre":
-        c.update(gold=one(args.gold), runs=many(args.runs), main_questions=args.main_questions,
-                 language=args.language, pass_threshold=args.pass_threshold,
-                 baseline_seed=args.baseline_seed)
+        c.update(gold=one(args.gold), runs=many(args.runs))
     elif kind == "pan":
         c.update(truth=one(args.truth), answers=many(args.runs))
     elif kind == "clef-qa":
@@ -135,13 +165,18 @@ def campaign_config(args) -> dict:
     else:
         parts = {part: many(getattr(args, part)) for part in
                  ("factoid", "list", "other", "other_nuggets") if getattr(args, part)}
-        c.update(questions=one(args.questions), year=args.year,
-                 judgment_sets={args.set_name: parts}, primary=args.set_name)
+        c.update(questions=one(args.questions), judgment_sets={args.set_name: parts},
+                 primary=args.set_name)
         for key in ("nuggets", "pyramid", "list_key", "patterns_factoid", "patterns_list"):
             if getattr(args, key):
                 c[key] = one(getattr(args, key))
         if args.patterns_factoid or args.patterns_list:
             c["autojudge"] = True
+    # options left unset keep the preset's or the kind's default
+    for key in ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
+                "test_std_ddof", "baseline_seed", "edition", "beta", "max_rank", "other_score"):
+        if getattr(args, key, None) is not None:
+            c[key] = getattr(args, key)
     if getattr(args, "skip", None):
         c["skip"] = sorted(set(args.skip))
     if args.min_coverage is not None:
@@ -160,11 +195,30 @@ def _option(key: str) -> str:
     return special.get(key, f"--{key.replace('_', '-')}")
 
 
-def _fmt(measure: str, value: float) -> str:
-    m = measures.REGISTRY.get(measure)
-    if m is not None and m.integer and float(value).is_integer():
-        return str(int(value))
-    return f"{value:.4f}"
+def _formatter(precision: str):
+    """value -> text: ``digits`` decimals, or ``full`` (the shortest repr that reads
+    back to the same float); counts print as integers either way."""
+    if precision == "full":
+        def number(v: float) -> str:
+            return repr(float(v))
+    else:
+        try:
+            digits = int(precision)
+        except ValueError:
+            digits = -1
+        if not 0 <= digits <= 17:
+            raise UsageError(f"--precision {precision!r}: give a number of decimals 0-17 or "
+                             "'full'")
+
+        def number(v: float) -> str:
+            return f"{v:.{digits}f}"
+
+    def fmt(measure: str, value: float) -> str:
+        m = measures.REGISTRY.get(measure)
+        if m is not None and m.integer and float(value).is_integer():
+            return str(int(value))
+        return number(value)
+    return fmt
 
 
 def run(args) -> int:
@@ -174,6 +228,7 @@ def run(args) -> int:
 
     names = measures.KIND_MEASURES[args.kind]
     chosen = measures.validate(args.measure, names) if args.measure else list(names)
+    fmt = _formatter(args.precision)
     campaign = campaign_config(args)
     try:
         resolved = resolved_campaign(NAME, campaign)
@@ -214,5 +269,5 @@ def run(args) -> int:
     out.write("run\tmeasure\tscope\tunit\tvalue\n")
     for run_, measure, scope, unit, value in rows.select(
             "run", "measure", "scope", "unit", "value").iter_rows():
-        out.write(f"{run_}\t{measure}\t{scope}\t{unit}\t{_fmt(measure, value)}\n")
+        out.write(f"{run_}\t{measure}\t{scope}\t{unit}\t{fmt(measure, value)}\n")
     return 0

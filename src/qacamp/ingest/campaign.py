@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import expand_files, primary_judgment_set
 from ..errors import ConfigError
+from ..presets import apply_preset
 
 KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
 
@@ -55,6 +56,14 @@ DEFAULT_MIN_COVERAGE = 0.9
 ``coverage`` warning (TREC, QA4MRE and CLEF runs answer every question; a
 lower share is most often a truncated file)."""
 
+SCORING_KEYS: dict[str, tuple[str, ...]] = {
+    "trec-factoid": ("beta", "max_rank"),
+    "trec-series": ("other_score", "beta", "max_rank"),
+    "qa4mre": ("pass_rule", "test_std_ddof"),
+    "pan": ("edition",),
+}
+"""Campaign keys that only the scoring reads (checked here, passed on in ``options``)."""
+
 _PATTERN_KEYS = {"trec-factoid": ("patterns",),
                  "trec-series": ("patterns_factoid", "patterns_list")}
 
@@ -65,6 +74,8 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
     relative to the current directory when ``base_dir`` is relative)."""
     if not isinstance(campaign, dict):
         raise ConfigError(f"campaigns.{name}", "is not a mapping", "give the campaign's keys")
+    # a preset's settings under the campaign's own keys (docs/presets.md)
+    campaign = apply_preset(campaign, key=f"campaigns.{name}.preset")
     kind = campaign.get("kind")
     if kind not in KINDS:
         raise ConfigError(f"campaigns.{name}.kind", f"unknown or missing kind {kind!r}",
@@ -108,11 +119,26 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
             options = {"measure": campaign.get("measure", "score")}
     if kind != "score-matrix":
         options["min_coverage"] = _min_coverage(prefix, campaign)
+    options.update(_scoring_options(kind, prefix, campaign, options))
     out = {"name": name, "kind": kind, "options": options, "judgment_sets": sets,
            "primary": primary, "files": files}
-    if "title" in campaign:
-        out["title"] = campaign["title"]
+    for key in ("title", "preset"):
+        if key in campaign:
+            out[key] = campaign[key]
     return out
+
+
+def _scoring_options(kind: str, prefix: str, campaign: dict, options: dict) -> dict:
+    """The scoring keys of the campaign, checked by the scoring's own option
+    resolution (so a bad value stops ingest, naming the key)."""
+    from ..scoring.options import resolve_options
+
+    mine = {k: campaign[k] for k in SCORING_KEYS.get(kind, ()) if k in campaign}
+    try:
+        resolve_options(kind, {**options, **mine})
+    except ConfigError as exc:
+        raise ConfigError(f"{prefix}.{exc.key}", exc.problem, exc.fix) from None
+    return mine
 
 
 def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict) -> list[str]:

@@ -6,7 +6,8 @@ authors) with ``correct`` marking the truth.
 
 ``answers.jsonl``: ``{"id": ..., "value": float in [0, 1]}`` per line; a value
 wrapped in a one-element list (``[0.7]``) is unwrapped.  value exactly 0.5 is
-unanswered; > 0.5 answers ``Y``, < 0.5 answers ``N``; an id missing from the
+unanswered; > 0.5 answers ``Y``, < 0.5 answers ``N`` (the value itself is kept as
+``responses.score`` for AUC, Brier and the other PAN measures); an id missing from the
 answers is unanswered (no response row).  The run name is the answers file's
 parent folder name; judgment set ``gold``.  Blank lines are ignored.
 
@@ -142,11 +143,12 @@ def read_answers(path: str | Path, questions: pl.DataFrame,
         answered = value != 0.5
         answer = ("Y" if value > 0.5 else "N") if answered else None
         rrows.append({"run": run, "qid": qid, "item": 1, "rank": len(rrows) + 1,
-                      "answer": answer, "answered": answered, "nil": False})
+                      "answer": answer, "answered": answered, "nil": False,
+                      "score": float(value)})
         judgment = None if answer is None else ("R" if truth.get(qid) == answer else "W")
         jrows.append({"judgment_set": JUDGMENT_SET, "run": run, "qid": qid, "item": 1,
                       "judgment": judgment})
-    schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String}
+    schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String, "score": pl.Float64}
     return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
             tables.conform("judgments", pl.DataFrame(
                 jrows, schema_overrides={"item": pl.Int32, "judgment": pl.String}), str(path)))

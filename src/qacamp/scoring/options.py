@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
-from ..measures import other, reading, series
+from ..errors import ConfigError, UsageError
+from ..measures import other, pan, reading, series
 
 KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
 GOLD_KINDS = ("qa4mre", "pan", "clef-qa")
@@ -35,6 +35,8 @@ PASS_RULES = ("at_least", "more_than")
 COMPONENTS = ("factoid", "list", "other")
 #: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
 MAX_RANK = 5
+#: PAN edition of a campaign that names none: the newest evaluator's rules
+PAN_EDITION = "2023"
 
 
 def default_other_score(year: int | None) -> str:
@@ -82,6 +84,12 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
         raise ConfigError("skip", f"unknown component(s) {bad}", f"use some of {', '.join(COMPONENTS)}")
     opts["skip"] = sorted(set(skip))
     opts["series_weights"] = series.resolve_weights(year, opts.get("weights"))
+    if kind == "pan":
+        try:
+            opts["edition"] = pan.check_edition(opts.get("edition") or PAN_EDITION)
+        except UsageError as exc:
+            raise ConfigError("edition", str(exc), f"use one of {', '.join(pan.EDITIONS)}"
+                              ) from None
     return opts
 
 

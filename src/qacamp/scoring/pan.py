@@ -6,8 +6,8 @@ not answer counts 0.5), the truth is the option marked correct (``Y`` = same
 author).  AUC, F1, F0.5u, Brier and ``overall`` are added at scope ``all``;
 c@1 (and the outcome counts) come from the question-level path shared with
 the other non-response kinds, which gives the same number (tested against the
-official evaluators).  The edition (``edition``, default the newest) decides
-which measures enter ``overall``.
+official evaluators).  The edition (``edition``, default 2023, the newest
+evaluator's rules) decides which measures enter ``overall``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,6 @@ import polars as pl
 from ..measures import pan
 from .context import Context
 from .frames import JS, Collector
-
-DEFAULT_EDITION = "2023"
-
-
-def edition(ctx: Context) -> str:
-    return pan.check_edition(ctx.opts.get("edition") or DEFAULT_EDITION)
 
 
 def pan_frames(t: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -40,13 +34,13 @@ def pan_scores(ctx: Context, out: Collector) -> None:
     values, truth = pan_frames(ctx.t)
     if not truth.height:
         return
-    long = pan.score_runs(values, truth, edition(ctx))
+    long = pan.score_runs(values, truth, ctx.opts["edition"])
     # runs with no answer at all (run_names) score as all-0.5 runs
     missing = sorted(set(ctx.runs) - set(long["run"].to_list()))
     if missing:
         filler = pl.DataFrame({"run": missing, "qid": [truth["qid"][0]] * len(missing),
                                "value": [pan.NON_ANSWER] * len(missing)})
-        extra = pan.score_runs(filler, truth, edition(ctx))
+        extra = pan.score_runs(filler, truth, ctx.opts["edition"])
         long = pl.concat([long, extra])
     wide = (long.filter(pl.col("measure") != "c_at_1")
             .pivot(on="measure", index="run", values="value", sort_columns=False))
