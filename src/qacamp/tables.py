@@ -29,9 +29,10 @@ responses
     ``score`` (the run's own value for the question where the format has one:
     the PAN probability in [0, 1]; null otherwise).
 judgments
-    One row per judged item and judgment set: ``judgment`` is R, W, U or X
-    (right, wrong, unsupported, inexact).  For an unanswered response it judges
-    the candidate (null when there is no candidate).  ``distinct`` marks the
+    One row per judged item and judgment set: ``judgment`` is R, W, U, X or L
+    (right, wrong, unsupported, inexact, locally correct: TREC 2006-2007).  For
+    an unanswered response it judges the candidate (null when there is no
+    candidate).  ``distinct`` marks the
     one counted instance of each right list answer (null for non-list).
 nuggets
     Other-question nuggets: ``vital`` and the optional pyramid ``weight``.
@@ -100,7 +101,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "warnings": {"file": S, "place": S, "kind": S, "message": S, "count": pl.Int64},
 }
 
-JUDGMENT_CODES = ("R", "W", "U", "X")
+JUDGMENT_CODES = ("R", "W", "U", "X", "L")
 
 # Sort keys giving every table a canonical row order (bit-identical output).
 SORT_KEYS: dict[str, list[str]] = {

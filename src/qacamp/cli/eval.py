@@ -66,6 +66,9 @@ def _beta_rank(p: argparse.ArgumentParser) -> None:
                    help="beta of the nugget F (default 3; TREC 2003 definitions: 5)")
     p.add_argument("--max-rank", type=int, default=None,
                    help="ranked answers MRR counts per question (default 5)")
+    p.add_argument("--judgment-code", action="append", default=None, metavar="RAW=CODE",
+                   help="map a raw judgment code to R W U X or L (campaign key "
+                        "judgment_codes; repeatable), e.g. 4=L for locally correct")
 
 
 def register(sub):
@@ -108,6 +111,9 @@ def register(sub):
     k.add_argument("--patterns", default=None,
                    help="answer patterns: add the 'automatic' judgment set (autojudge)")
     k.add_argument("runs", nargs="+", metavar="JUDGED_RUN")
+    k.add_argument("--run-format", default=None, choices=["single", "ranked"],
+                   help="single answer per question (default) or ranked answers "
+                        "`qid tag rank docid judgment answer` (TREC 8-10)")
     _beta_rank(k)
     _skip(k, ("list",))
     _common(k, "trec-factoid")
@@ -174,9 +180,18 @@ def campaign_config(args) -> dict:
             c["autojudge"] = True
     # options left unset keep the preset's or the kind's default
     for key in ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
-                "test_std_ddof", "baseline_seed", "edition", "beta", "max_rank", "other_score"):
+                "test_std_ddof", "baseline_seed", "edition", "beta", "max_rank", "other_score",
+                "run_format"):
         if getattr(args, key, None) is not None:
             c[key] = getattr(args, key)
+    if getattr(args, "judgment_code", None):
+        codes = {}
+        for spec in args.judgment_code:
+            raw, sep, code = spec.partition("=")
+            if not sep:
+                raise UsageError(f"--judgment-code {spec!r}: write RAW=CODE, e.g. 4=L")
+            codes[raw] = code
+        c["judgment_codes"] = codes
     if getattr(args, "skip", None):
         c["skip"] = sorted(set(args.skip))
     if args.min_coverage is not None:
@@ -191,7 +206,8 @@ def _option(key: str) -> str:
         part = key.split(".")[2] if key.count(".") >= 2 else None
         return f"--{part.replace('_', '-')}" if part else "the judged run arguments"
     special = {"runs": "the RUN arguments", "answers": "the ANSWERS arguments",
-               "autojudge": "--patterns", "primary": "--set-name", "": "the options"}
+               "autojudge": "--patterns", "primary": "--set-name", "judgment_codes":
+               "--judgment-code", "": "the options"}
     return special.get(key, f"--{key.replace('_', '-')}")
 
 

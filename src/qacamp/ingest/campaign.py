@@ -96,6 +96,10 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         primary = primary_judgment_set(campaign)
         options["autojudge"] = _autojudge(kind, prefix, campaign, files)
         options["skip"] = _skip(kind, prefix, campaign)
+        if "judgment_codes" in campaign:
+            options["judgment_codes"] = _judgment_codes(prefix, campaign["judgment_codes"])
+        if kind == "trec-factoid":
+            options["run_format"] = _run_format(prefix, campaign.get("run_format", "single"))
         if kind == "trec-series":
             year = campaign["year"]
             if isinstance(year, bool) or year not in SERIES_WEIGHTS:
@@ -182,6 +186,29 @@ def _skip(kind: str, prefix: str, campaign: dict) -> list[str]:
         raise ConfigError(f"{prefix}.skip", f"{skip!r} is not a list of distinct names "
                           f"from {list(allowed)}", f"e.g. skip: [{allowed[-1]}]")
     return sorted(skip)
+
+
+def _judgment_codes(prefix: str, codes: Any) -> dict[str, str]:
+    """Extra raw judgment codes -> canonical R W U X L (e.g. NIST's code for a
+    locally correct answer in 2006-2007, believed to be 4: ``{"4": L}``)."""
+    from ..tables import JUDGMENT_CODES
+
+    ok = isinstance(codes, dict) and all(
+        isinstance(k, str | int) and not isinstance(k, bool) and str(k).strip()
+        and v in JUDGMENT_CODES for k, v in codes.items())
+    if not ok:
+        raise ConfigError(f"{prefix}.judgment_codes", f"{codes!r} does not map raw codes to "
+                          f"one of {', '.join(JUDGMENT_CODES)}",
+                          'e.g. judgment_codes: {"4": L} (L = locally correct)')
+    return {str(k).strip(): v for k, v in codes.items()}
+
+
+def _run_format(prefix: str, value: Any) -> str:
+    if value not in ("single", "ranked"):
+        raise ConfigError(f"{prefix}.run_format", f"{value!r} is not single or ranked",
+                          "single: one answer per question (TREC 2002 on); ranked: up to five "
+                          "ranked answers per question (TREC 8-10)")
+    return value
 
 
 def _min_coverage(prefix: str, campaign: dict) -> float:

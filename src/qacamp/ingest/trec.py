@@ -102,13 +102,16 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
     acc.add("questions", questions)
     qtypes = dict(questions.select("qid", "qtype").iter_rows())
 
+    codes = resolved["options"].get("judgment_codes")
+    ranked = resolved["options"].get("run_format") == "ranked"
+
     def read_files(set_name, paths):
         for path in paths:
             if qtypes.get(_first_qid(path)) == "LIST":
-                resp, judg = trec_runs.read_judged_list(path, set_name)
+                resp, judg = trec_runs.read_judged_list(path, set_name, codes)
                 yield "list", path, resp, judg
             else:
-                resp, judg = trec_runs.read_judged_factoid(path, set_name)
+                resp, judg = trec_runs.read_judged_factoid(path, set_name, codes, ranked)
                 yield "factoid", path, resp, judg
 
     where = judged_sets(resolved, acc, questions, read_files)
@@ -215,12 +218,14 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
         acc.add("nuggets", nuggets)
         nugget_keys = nuggets.select("qid", "nugget")
 
+    codes = resolved["options"].get("judgment_codes")
+
     def read_files(set_name, spec):
         for path in spec.get("factoid", []):
-            resp, judg = trec_runs.read_judged_factoid(path, set_name)
+            resp, judg = trec_runs.read_judged_factoid(path, set_name, codes)
             yield "factoid", path, resp, judg
         for path in spec.get("list", []):
-            resp, judg = trec_runs.read_judged_list(path, set_name)
+            resp, judg = trec_runs.read_judged_list(path, set_name, codes)
             yield "list", path, resp, judg
         yield from _other_files(acc, set_name, spec, nugget_keys)
 

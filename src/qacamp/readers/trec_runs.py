@@ -3,7 +3,11 @@
 * Judged factoid run: ``qid tag docid judgment answer-string`` — white-space
   separated, the answer is the rest of the line (may be empty for NIL); lines
   in the run's confidence order (rank = line order); docid ``NIL`` = NIL
-  answer; judgment ``R W U X`` or NIST's ``1 -1 2 3``; one line per question.
+  answer; judgment ``R W U X L`` or NIST's ``1 -1 2 3``; one line per question.
+* Judged ranked factoid run (TREC 8-10, up to five ranked answers per
+  question; campaign key ``run_format: ranked``): ``qid tag rank docid judgment
+  answer-string``; ``rank`` is the answer's rank (a positive integer, once per
+  question); questions keep the order of their first line.
 * NIST judged list run: ``qid tag docid correctness distinct string`` —
   correctness ``-1 1 2 3`` (or ``W R U X``), distinct ``1`` on one instance of
   each right answer, else ``0``; item = order of the question's lines.
@@ -25,10 +29,14 @@ from .. import tables
 from ..errors import InputError
 from ._text import check_one_tag, check_unique, first_line, lines_frame, no_data, split_fields
 
-JUDGMENT_MAP = {"R": "R", "W": "W", "U": "U", "X": "X", "1": "R", "-1": "W", "2": "U", "3": "X"}
-"""Judgment codes accepted in judged runs -> canonical code."""
+JUDGMENT_MAP = {"R": "R", "W": "W", "U": "U", "X": "X", "L": "L",
+                "1": "R", "-1": "W", "2": "U", "3": "X"}
+"""Judgment codes accepted in judged runs -> canonical code (R right, W wrong,
+U unsupported, X inexact, L locally correct: TREC 2006-2007).  A campaign maps
+further raw codes with ``judgment_codes`` (e.g. ``{"4": L}``)."""
 
 FACTOID_FMT = "qid tag docid judgment answer-string"
+RANKED_FMT = "qid tag rank docid judgment answer-string"
 LIST_FMT = "qid tag docid correctness distinct string"
 OTHER1_FMT = "qid tag item docid string"
 OTHER2_FMT = "qid tag item nugget"
@@ -41,14 +49,17 @@ def _frame(path, names, rest, fmt) -> pl.DataFrame:
     return split_fields(path, df, names, rest, fmt)
 
 
-def _judgments(path, df: pl.DataFrame, col: str = "judgment") -> pl.Expr:
-    codes = pl.col(col).replace_strict(JUDGMENT_MAP, default=None, return_dtype=pl.String)
-    bad = first_line(df, codes.is_null())
+def _judgments(path, df: pl.DataFrame, col: str = "judgment",
+               codes: dict[str, str] | None = None) -> pl.Expr:
+    mapping = {**JUDGMENT_MAP, **(codes or {})}
+    codes_expr = pl.col(col).replace_strict(mapping, default=None, return_dtype=pl.String)
+    bad = first_line(df, codes_expr.is_null())
     if bad is not None:
         code = df.filter(pl.col("line_no") == bad)[col][0]
         raise InputError(path, f"line {bad}", f"unknown judgment code '{code}'",
-                         "use R W U X or 1 -1 2 3 (right, wrong, unsupported, inexact)")
-    return codes
+                         "use R W U X L or 1 -1 2 3 (right, wrong, unsupported, inexact, "
+                         "locally correct), or map the code with the campaign's judgment_codes")
+    return codes_expr
 
 
 def _first_seen_rank(df: pl.DataFrame) -> pl.Series:
@@ -57,13 +68,18 @@ def _first_seen_rank(df: pl.DataFrame) -> pl.Series:
     return df.select("qid").join(firsts, on="qid", how="left", maintain_order="left")["r"]
 
 
-def read_judged_factoid(path: str | Path, judgment_set: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Read a judged factoid run -> ``(responses, judgments)``."""
+def read_judged_factoid(path: str | Path, judgment_set: str, codes: dict[str, str] | None = None,
+                        ranked: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Read a judged factoid run -> ``(responses, judgments)``; ``ranked`` reads the
+    ranked-answer layout (one line per answer, ``item`` = its rank)."""
+    if ranked:
+        return _read_ranked(path, judgment_set, codes)
     df = _frame(path, ["qid", "tag", "docid", "judgment"], "answer", FACTOID_FMT)
     run = check_one_tag(path, df)
-    codes = _judgments(path, df)
+    codes_expr = _judgments(path, df, codes=codes)
     check_unique(path, df, ["qid"], "response to question",
-                 "give one line per question (factoid runs return one answer)")
+                 "give one line per question (factoid runs return one answer; runs with "
+                 "ranked answers need run_format: ranked)")
     n = df.height
     nil = pl.col("docid").str.to_uppercase() == "NIL"
     responses = df.select(
@@ -75,17 +91,45 @@ def read_judged_factoid(path: str | Path, judgment_set: str) -> tuple[pl.DataFra
     )
     judgments = df.select(
         pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"), "qid",
-        pl.lit(1, pl.Int32).alias("item"), codes.alias("judgment"),
+        pl.lit(1, pl.Int32).alias("item"), codes_expr.alias("judgment"),
     )
     return (tables.conform("responses", responses, str(path)),
             tables.conform("judgments", judgments, str(path)))
 
 
-def read_judged_list(path: str | Path, judgment_set: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _read_ranked(path: str | Path, judgment_set: str,
+                 codes: dict[str, str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    df = _frame(path, ["qid", "tag", "arank", "docid", "judgment"], "answer", RANKED_FMT)
+    run = check_one_tag(path, df)
+    codes_expr = _judgments(path, df, codes=codes)
+    item = pl.col("arank").cast(pl.Int32, strict=False)
+    bad = first_line(df, item.is_null() | (item < 1))
+    if bad is not None:
+        raise InputError(path, f"line {bad}", "the rank field is not a positive integer",
+                         f"write the line as `{RANKED_FMT}`")
+    df = df.with_columns(item.alias("item"), codes_expr.alias("judgment"),
+                         _first_seen_rank(df).cast(pl.Int32).alias("rank"))
+    check_unique(path, df, ["qid", "item"], "answer rank for the question",
+                 "give each of a question's ranked answers its own rank")
+    nil = pl.col("docid").str.to_uppercase() == "NIL"
+    responses = df.select(
+        pl.lit(run).alias("run"), "qid", "item", "rank",
+        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
+        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
+        pl.lit(True).alias("answered"), nil.alias("nil"),
+    )
+    judgments = df.select(pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"),
+                          "qid", "item", "judgment")
+    return (tables.conform("responses", responses, str(path)),
+            tables.conform("judgments", judgments, str(path)))
+
+
+def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] | None = None
+                     ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read a NIST judged list run -> ``(responses, judgments)`` (``distinct`` set)."""
     df = _frame(path, ["qid", "tag", "docid", "judgment", "distinct"], "answer", LIST_FMT)
     run = check_one_tag(path, df)
-    codes = _judgments(path, df)
+    codes = _judgments(path, df, codes=codes)
     bad = first_line(df, ~pl.col("distinct").is_in(["0", "1"]))
     if bad is not None:
         raise InputError(path, f"line {bad}", "the distinct field must be 0 or 1",
