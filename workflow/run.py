@@ -50,6 +50,7 @@ def stale_snakemake_lock() -> bool:
 def main(args: list[str]) -> int:
     STATE.mkdir(exist_ok=True)
     fd = os.open(FLOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    cmd = [snakemake_executable(), "-s", str(SNAKEFILE), *args]
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -57,9 +58,15 @@ def main(args: list[str]) -> int:
         print(f"qacamp: another run is active in {Path.cwd()} ({holder}); wait until it "
               "has finished, then run the same command again", file=sys.stderr)
         return BUSY
+    except OSError as exc:
+        # a file system without flock (some network mounts): nothing proves that
+        # no run is alive, so leave Snakemake's own lock alone
+        print(f"qacamp: cannot lock {FLOCK} ({exc.strerror}); after a killed run, type "
+              "`snakemake --unlock` with the same options once no run is active here",
+              file=sys.stderr)
+        os.execv(cmd[0], cmd)
     os.ftruncate(fd, 0)
     os.write(fd, f"pid {os.getpid()}\n".encode())
-    cmd = [snakemake_executable(), "-s", str(SNAKEFILE), *args]
     if stale_snakemake_lock():
         # we hold the flock, so no run started by this script is alive: the
         # Snakemake lock was left by a killed run
