@@ -1,33 +1,61 @@
-# Two entry points for a newcomer (see README):
-#   make demo   set up the environment and run the whole workflow on the demo campaigns
-#   make test   set up the environment and run the test suite
-PYTHON ?= python3
-VENV   ?= .venv
-CORES  ?= 2
-BIN    := $(VENV)/bin
+# Entry points (see README):
+#   make demo                 set up the environment, run the whole workflow on the demo campaigns
+#   make run CONFIG=my.yaml   run the workflow on your own campaigns (after `make setup`)
+#   make test                 set up the environment and run the test suite
+# `make demo` and `make run` are also the commands to resume a run that was
+# killed: type the same command again (workflow/run.py clears a stale lock only
+# when no other run is active in the folder).
+#
+# Paths are relative to this Makefile, so `make -f /path/to/qacamp/Makefile run
+# CONFIG=...` works from any folder (the workflow runs in the current folder).
+ROOT    := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+PYTHON  ?= python3
+VENV    ?= $(ROOT)/.venv
+CORES   ?= 2
+CONFIG  ?= config/config.yaml
+PROFILE ?= $(ROOT)/workflow/profiles/default
+ARGS    ?=
+BIN     := $(VENV)/bin
+# Values reach the recipes as environment variables, expanded by the shell
+# inside double quotes, so a file name is never parsed as shell code.
+export QACAMP_ROOT := $(ROOT)
+export QACAMP_BIN := $(BIN)
+export CONFIG PROFILE CORES ARGS REPORT
+RUN      = PATH="$$QACAMP_BIN:$$PATH" "$$QACAMP_BIN/python" "$$QACAMP_ROOT/workflow/run.py" --workflow-profile "$$PROFILE" --cores "$$CORES"
 
-.PHONY: demo test setup lock report clean
+.PHONY: demo run test setup lock report clean
 
-$(BIN)/qacamp: pyproject.toml requirements.lock
+$(BIN)/qacamp: $(ROOT)/pyproject.toml $(ROOT)/requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c requirements.lock -e '.[test]'
+	$(BIN)/pip install --quiet -c $(ROOT)/requirements.lock -e '$(ROOT)[test]'
 	touch $@
 
 setup: $(BIN)/qacamp
 
+# The demo config writes under results-demo/.
 demo: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile config/config.yaml
+	@$(MAKE) --no-print-directory -f "$$QACAMP_ROOT/Makefile" run CONFIG=config/config.yaml
 
-report: demo
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile config/config.yaml --report results/report.html
+# Your own campaigns: make run CONFIG=my.yaml [PROFILE=workflow/profiles/slurm] [ARGS="..."]
+run:
+	@test -x "$$QACAMP_BIN/snakemake" || { echo "make run: no $$QACAMP_BIN/snakemake; run 'make setup' first" >&2; exit 2; }
+	$(RUN) --configfile "$$CONFIG" $$ARGS
+
+# Self-contained HTML report of a finished run: after `make demo`, `make report`
+# writes results-demo/report.html; for your own campaigns
+# `make report CONFIG=my.yaml REPORT=results/report.html`.
+REPORT ?= results-demo/report.html
+report:
+	@test -x "$$QACAMP_BIN/snakemake" || { echo "make report: no $$QACAMP_BIN/snakemake; run 'make setup' first" >&2; exit 2; }
+	$(RUN) --configfile "$$CONFIG" --report "$$REPORT"
 
 test: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # Refresh the pinned versions after changing dependencies in pyproject.toml.
 lock: setup
-	$(BIN)/pip freeze --exclude-editable | grep -v '^-e ' > requirements.lock
+	$(BIN)/pip freeze --exclude-editable | grep -v '^-e ' > $(ROOT)/requirements.lock
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results results-demo .snakemake

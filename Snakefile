@@ -3,7 +3,9 @@
 #
 # Configuration: `--configfile your.yaml` (validated against
 # workflow/schemas/config.schema.yaml); without one, the demo config
-# config/config.yaml is used.
+# config/config.yaml is used.  Every output goes under the config's `outdir`
+# (default results/; the demo's is results-demo/).  Run it with
+# `make run CONFIG=your.yaml` (workflow/run.py), which resumes a killed run.
 
 
 include: "workflow/rules/common.smk"

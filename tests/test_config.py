@@ -1,5 +1,7 @@
-"""Campaign configuration: schema validation as the workflow does it, and the
-resolved reliability plan (kind defaults < top level < campaign block)."""
+"""Campaign configuration: schema validation as the workflow does it
+(qacamp.config.validate_config: one-line errors naming the key, strict
+patterns, registry measures), and the resolved reliability plan (kind
+defaults < top level < campaign block)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,23 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake.utils import validate
 
-from qacamp.config import bootstrap_measures, expand_files, primary_judgment_set, reliability_plan
+from qacamp.config import (
+    DEFAULT_OUTDIR,
+    bootstrap_measures,
+    expand_files,
+    primary_judgment_set,
+    reliability_plan,
+    validate_config,
+)
 from qacamp.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def validate(cfg, schema=SCHEMA):
+    validate_config(cfg, schema)
 
 
 def campaign(**extra):
@@ -51,13 +63,73 @@ def test_kind_defaults_are_the_papers_settings():
 def test_demo_config_is_valid():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     validate(cfg, SCHEMA)
-    assert {"trec2002", "trec2004", "qa4mre2013", "clef2009"} <= set(cfg["campaigns"])
+    assert sorted(cfg["campaigns"]) == ["clef2009", "pan", "qa4mre2012", "qa4mre2013",
+                                        "trec2002", "trec2004"]
+    assert cfg["outdir"] == "results-demo"
+
+
+def test_defaults_are_filled_and_outdir_defaults_to_results():
+    cfg = {"campaigns": {"a": campaign()}}
+    validate(cfg)
+    assert cfg["outdir"] == DEFAULT_OUTDIR == "results"
+    assert cfg["shards"] == 4
+    schema = yaml.safe_load(Path(SCHEMA).read_text())
+    assert schema["properties"]["outdir"]["default"] == DEFAULT_OUTDIR
+
+
+def one_line_error(cfg) -> str:
+    with pytest.raises(ConfigError) as info:
+        validate(cfg)
+    msg = str(info.value)
+    assert "\n" not in msg, msg
+    return msg
 
 
 def test_unknown_key_is_rejected_with_its_name():
-    cfg = {"campaigns": {"a": campaign(judgement_sets={})}}
-    with pytest.raises(Exception, match="judgement_sets"):
-        validate(cfg, SCHEMA)
+    msg = one_line_error({"campaigns": {"a": campaign(judgement_sets={})}})
+    assert "campaigns.a" in msg and "unknown key 'judgement_sets'" in msg, msg
+
+
+def test_unknown_key_run_names_campaign_key_and_allowed_keys():
+    msg = one_line_error({"campaigns": {"mine": campaign(run="x.tsv")}})
+    assert msg == ("config key 'campaigns.mine': unknown key 'run'. "
+                   "Fix: allowed here: kind, questions, reliability, runs, title"), msg
+
+
+@pytest.mark.parametrize("mutate, key, words", [
+    (lambda c: c["campaigns"]["a"].pop("runs"), "campaigns.a", "missing required key 'runs'"),
+    (lambda c: c["campaigns"]["a"].update(kind="trec"), "campaigns.a.kind", "use one of"),
+    (lambda c: c.update(shards="4"), "shards", "not of type integer"),
+    (lambda c: c["campaigns"].update({"b c": campaign()}), "campaigns", "'b c' is not allowed"),
+    (lambda c: c["campaigns"].update({"overview": campaign()}), "campaigns",
+     "'overview' is reserved"),
+    (lambda c: c["campaigns"]["a"].update(reliability={"measures": ["cws"]}),
+     "campaigns.a.reliability.measures[0]", "'cws' is not a measure of a clef-qa campaign"),
+    (lambda c: c.update(reliability={"measures": ["series_score"]}),
+     "reliability.measures[0]", "not a measure of a clef-qa campaign"),
+    (lambda c: c["campaigns"].update({"t": {"kind": "trec-factoid", "questions": "q",
+                                           "judgment_sets": {"a1": "x"}, "primary": "a2"}}),
+     "campaigns.t.primary", "'a2' is not one of the judgment sets"),
+    (lambda c: c["campaigns"]["a"].update(reliability={"swap": {"sizes": "5:32\n"}}),
+     "campaigns.a.reliability.swap.sizes", "'5:32\\n' is not allowed"),
+])
+def test_errors_name_the_key_in_one_line(mutate, key, words):
+    cfg = {"campaigns": {"a": campaign()}}
+    mutate(cfg)
+    msg = one_line_error(cfg)
+    assert msg.startswith(f"config key '{key}'"), msg
+    assert words in msg, msg
+
+
+def test_measures_come_from_the_registry():
+    from qacamp.measures import KIND_MEASURES, REGISTRY
+
+    for kind, names in KIND_MEASURES.items():
+        assert set(names) <= set(REGISTRY), kind
+    cfg = {"campaigns": {"a": campaign(reliability={"measures": ["c_at_1", "utility"]}),
+                         "m": {"kind": "score-matrix", "matrix": "m.csv", "measure": "ndcg_10"}}}
+    validate(cfg)
+    assert reliability_plan(cfg["campaigns"]["m"], cfg)["measures"] == ["ndcg_10"]
 
 
 def test_primary_judgment_set():

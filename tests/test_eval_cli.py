@@ -73,4 +73,6 @@ def test_score_cli(tmp_path):
     csv = (out / "runs.csv").read_text().splitlines()
     # R + UE: c@1 = (1 + 1*1/2)/2 = 0.75
     assert csv[0].startswith("run,c_at_1,accuracy") and csv[1].startswith("r,0.750000,0.500000")
+    # the DuckDB index is its own step (workflow rule `duckdb`)
+    assert main(["duckdb", str(tmp_path / "camp")]) == 0
     assert (tmp_path / "camp" / "campaign.duckdb").exists()

@@ -1,14 +1,16 @@
-"""Interrupted runs: the workflow killed with SIGKILL (Snakemake and every job
-it started) during ingest/scoring, during the reliability shards and during
-the report, then rerun, ends with results byte-identical to an uninterrupted
-run, no temporary file left behind and every Parquet file readable.
+"""Interrupted runs.
 
-The workflow profile workflow/profiles/default (which sets rerun-incomplete)
-is *not* found by Snakemake when the Snakefile sits at the repository root:
-Snakemake looks for ``profiles/default`` in the working directory and next to
-the Snakefile only.  The reruns here therefore pass ``--rerun-incomplete``
-explicitly, as a user resuming a killed run has to, and
-:func:`test_default_profile_is_picked_up` records the gap.
+* The README's command resumes a killed run: the demo config run with
+  `make run CONFIG=config/config.yaml`, its whole process group SIGKILLed
+  mid-run (Snakemake's lock stays behind), the same command again finishes
+  (workflow/run.py proves with a flock that no run is alive and clears the
+  stale lock) with results byte-identical to an uninterrupted run.  A second
+  run started while one is active is refused and changes nothing.
+* Kills at the worst moments (while a job writes its temporary file) during
+  ingest/scoring, the reliability shards and the report, then a rerun, end with
+  results byte-identical to an uninterrupted run, no temporary file left behind
+  and every Parquet file readable.  These drive Snakemake directly (to place
+  each kill and skip the lock for speed) and clear the lock with `--unlock`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,21 @@ from test_regeneration import (
     differing,
     leftover_temp_files,
     reference_dir,
-    result_files,
 )
-from workflow_util import BIN, ROOT, env, snakemake
+from workflow_util import (
+    BIN,
+    DEMO_OUT,
+    ROOT,
+    SCORING_NONDETERMINISTIC,
+    demo_run,
+    demo_workdir,
+    differing_files,
+    env,
+    make_cmd,
+    needs_make,
+    snakemake,
+    tree_files,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -114,7 +128,7 @@ def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
     res = snakemake(tmp_path, "-n", configfile=cfg)
     assert "Nothing to be done" in res.stdout + res.stderr
 
-    files = result_files(tmp_path)
+    files = tree_files(tmp_path / "results")
     for p in files.values():
         if p.suffix == ".parquet":
             pl.read_parquet(p)
@@ -134,3 +148,88 @@ def test_default_profile_is_picked_up(tmp_path):
                          text=True, env=env(), timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Using workflow specific profile" in res.stdout + res.stderr
+
+
+def _group_gone(pgid: int) -> bool:
+    for _ in range(1000):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture(scope="module")
+def resumed_demo(tmp_path_factory):
+    """The demo run with the README's command, SIGKILLed (whole process group)
+    once reliability shards are being written, a second start refused while it
+    ran, then the same command again."""
+    work = demo_workdir(tmp_path_factory.mktemp("demo_killed"))
+    log = open(work / "first.log", "w")
+    first = subprocess.Popen(make_cmd("config/config.yaml"), cwd=work, stdout=log,
+                             stderr=subprocess.STDOUT, env=env(), start_new_session=True)
+    facts = {}
+    try:
+        deadline = time.monotonic() + 900
+        shards = work / DEMO_OUT
+        while not any(shards.glob("*/reliability/shards/*.parquet")):
+            assert first.poll() is None, (work / "first.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "no reliability shard was ever written"
+            time.sleep(0.05)
+        # a second run in the same folder while the first is alive: refused
+        second = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
+                                text=True, env=env(), timeout=300)
+        facts["second"] = second
+        facts["alive_during_second"] = first.poll() is None
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=60)
+        assert _group_gone(first.pid), "jobs of the killed run survived"
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+        log.close()
+    locks = work / ".snakemake" / "locks"
+    facts["stale_lock"] = sorted(p.name for p in locks.iterdir()) if locks.is_dir() else []
+    facts["done_before_kill"] = sorted(tree_files(work / DEMO_OUT))
+    res = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
+                         text=True, env=env(), timeout=1800)
+    facts["rerun"] = res
+    return work, facts
+
+
+@needs_make
+def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_path_factory):
+    work, facts = resumed_demo
+    second = facts["second"]
+    assert facts["alive_during_second"]
+    assert second.returncode != 0
+    assert "another run is active" in second.stderr, second.stderr[-2000:]
+    # the kill left Snakemake's lock: without the wrapper the rerun would refuse
+    assert facts["stale_lock"], "the killed run left no lock; the test proves nothing"
+    assert facts["done_before_kill"], "killed before anything was written"
+    res = facts["rerun"]
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "removing the lock left by an earlier run that was killed" in res.stderr
+    locks = work / ".snakemake" / "locks"
+    assert not locks.exists() or not any(locks.iterdir())
+
+    reference = demo_run(tmp_path_factory) / DEMO_OUT
+    diff = differing_files(reference, work / DEMO_OUT)
+    assert [d for d in diff if not d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
+    for p in tree_files(work / DEMO_OUT).values():
+        if p.suffix == ".parquet":
+            pl.read_parquet(p)
+
+
+@needs_make
+@pytest.mark.xfail(reason="trec2004 scores/runs.parquet still differs between clean runs "
+                   "(float determinism of scoring); fixed by the lead's scoring change (the "
+                   "qacamp.scoring split): remove this marker when it lands", strict=False)
+def test_demo_resumed_trec2004_is_byte_identical(resumed_demo, tmp_path_factory):
+    work, facts = resumed_demo
+    assert facts["rerun"].returncode == 0
+    reference = demo_run(tmp_path_factory) / DEMO_OUT
+    assert [d for d in differing_files(reference, work / DEMO_OUT)
+            if d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []

@@ -1,27 +1,40 @@
 """Bit-identical regeneration: two clean runs of the workflow in two different
-folders give byte-identical results (Parquet, CSV, LaTeX, Markdown, SVG, PNG,
-JSON), and `snakemake` without --configfile plans the demo campaigns.
+folders give byte-identical results -- every file under the outdir but the
+logs (timings, absolute paths) -- for a small two-campaign config and for the
+real demo config (`make run CONFIG=config/config.yaml`, the README's command).
 
-Not compared: logs (they may hold timings and absolute paths), the DuckDB file
-(its views hold the absolute paths of the Parquet files, see
-``qacamp.io.write_duckdb``) and the ``git_commit`` field of
-``manifest.json`` (it names the checkout, not the results).
+``campaign.duckdb`` is compared by content (every view's rows): DuckDB writes
+a random database identifier into each new file and its views name the
+Parquet files by absolute path, so it is an index rebuilt by
+``qacamp duckdb`` (README, "Outputs"; tests/test_io.py moves a results folder
+and rebuilds it), not a byte-reproducible result.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import polars as pl
 import pytest
 import yaml
-from workflow_util import ROOT, qacamp, small_clef_campaign, snakemake
+from workflow_util import (
+    DEMO_OUT,
+    ROOT,
+    SCORING_NONDETERMINISTIC,
+    demo_run,
+    demo_workdir,
+    differing_files,
+    make_run,
+    needs_make,
+    qacamp,
+    small_clef_campaign,
+    snakemake,
+    tree_files,
+)
 
 pytestmark = pytest.mark.slow
 
-COMPARED = {".parquet", ".csv", ".tex", ".md", ".svg", ".png", ".json"}
 # temporary names of qacamp.io.atomic_path (".<name>.<random><suffix>"),
 # qacamp.ingest.write_ingest (".<dir>.<random>.tmp|.old") and write_duckdb
 TEMP_NAME = re.compile(r"^\..+\.(tmp|old|parquet|csv|png|svg|wal)$")
@@ -53,34 +66,9 @@ def campaign_config(tmp: Path) -> Path:
     return cfg
 
 
-def result_files(workdir: Path) -> dict[str, Path]:
-    """Every compared file under ``workdir/results`` by its relative path."""
-    results = workdir / "results"
-    out = {}
-    for p in sorted(results.rglob("*")):
-        rel = p.relative_to(results)
-        hidden = any(part.startswith(".") for part in rel.parts)  # temporaries
-        if p.is_file() and not hidden and "logs" not in rel.parts and p.suffix in COMPARED:
-            out[rel.as_posix()] = p
-    return out
-
-
-def comparable_bytes(path: Path) -> bytes:
-    if path.name == "manifest.json":
-        doc = json.loads(path.read_text())
-        doc.pop("git_commit", None)
-        return json.dumps(doc, indent=2, sort_keys=True).encode()
-    return path.read_bytes()
-
-
 def differing(a: Path, b: Path) -> list[str]:
-    """Relative paths of result files that differ between two workdirs (or exist
-    in one only)."""
-    fa, fb = result_files(a), result_files(b)
-    out = sorted(set(fa) ^ set(fb))
-    out += [rel for rel in sorted(set(fa) & set(fb))
-            if comparable_bytes(fa[rel]) != comparable_bytes(fb[rel])]
-    return out
+    """Files that differ between the results of two workdirs (default outdir)."""
+    return differing_files(a / "results", b / "results")
 
 
 def leftover_temp_files(workdir: Path) -> list[str]:
@@ -114,12 +102,13 @@ def reference_run(tmp_path_factory) -> Path:
 
 def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):
     other = run_clean(tmp_path)
-    files = result_files(reference_run)
+    files = tree_files(reference_run / "results")
     # the comparison covers every kind of output, both campaigns and the extras
     suffixes = {Path(rel).suffix for rel in files}
-    assert suffixes >= {".parquet", ".csv", ".tex", ".md", ".svg", ".png", ".json"}, suffixes
+    assert suffixes >= {".parquet", ".csv", ".tex", ".md", ".svg", ".png", ".json",
+                        ".duckdb"}, suffixes
     for rel in ("tf/reliability/kendall.parquet", "tf/reliability/agreement.parquet",
-                "mine/manifest.json", "tf/scores/runs.csv"):
+                "mine/manifest.json", "tf/scores/runs.csv", "mine/config.json"):
         assert rel in files, rel
     assert any(rel.startswith("tf/tables/") and "kendall" in rel for rel in files), \
         sorted(rel for rel in files if "/tables/" in rel)
@@ -130,6 +119,37 @@ def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):
     for p in files.values():
         if p.suffix == ".parquet":
             pl.read_parquet(p)
+
+
+@pytest.fixture(scope="module")
+def two_demo_runs(tmp_path_factory) -> tuple[Path, Path]:
+    """The session's clean demo run and a second one in another folder."""
+    first = demo_run(tmp_path_factory) / DEMO_OUT
+    work = demo_workdir(tmp_path_factory.mktemp("demo_b"))
+    res = make_run(work)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return first, work / DEMO_OUT
+
+
+@needs_make
+def test_two_clean_demo_runs_are_byte_identical(two_demo_runs):
+    a, b = two_demo_runs
+    files = tree_files(a)
+    campaigns = sorted(yaml.safe_load((ROOT / "config/config.yaml").read_text())["campaigns"])
+    assert sorted({rel.split("/")[0] for rel in files}) == sorted(campaigns + ["overview"])
+    assert len(files) > 400, len(files)
+    diff = differing_files(a, b)
+    assert [d for d in diff if not d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
+
+
+@needs_make
+@pytest.mark.xfail(reason="trec2004 scores/runs.parquet still differs between clean runs "
+                   "(float determinism of scoring); fixed by the lead's scoring change (the "
+                   "qacamp.scoring split): remove this marker when it lands", strict=False)
+def test_two_clean_demo_runs_are_byte_identical_trec2004(two_demo_runs):
+    a, b = two_demo_runs
+    assert [d for d in differing_files(a, b)
+            if d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
 
 
 def test_demo_config_is_used_without_configfile():
@@ -148,4 +168,4 @@ def test_demo_config_is_used_without_configfile():
     text = res.stdout + res.stderr
     for name in demo:
         for target in ("ingest/campaign.json", "manifest.json", "tables", "figures"):
-            assert f"results/{name}/{target}" in text, (name, target)
+            assert f"{DEMO_OUT}/{name}/{target}" in text, (name, target)

@@ -6,7 +6,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from qacamp.io import write_scores
+from qacamp.io import write_campaign_duckdb, write_scores
 from qacamp.scoring import OUT_SCHEMAS, runs_wide, score_campaign
 from qacamp.tables import SCHEMAS, conform, empty
 
@@ -174,6 +174,7 @@ def test_write_scores_and_duckdb(tmp_path: Path):
     factoid_tables()["questions"].write_parquet(ingest / "questions.parquet")
     write_scores({n: res[n] for n in OUT_SCHEMAS}, runs_wide(res["runs"], "adj", "trec-factoid"),
                  tmp_path / "c" / "scores")
+    write_campaign_duckdb(tmp_path / "c")
     csv = (tmp_path / "c" / "scores" / "runs.csv").read_text().splitlines()
     assert csv[0].startswith("run,accuracy,cws")
     assert csv[1].startswith("a,0.666667,")

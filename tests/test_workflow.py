@@ -1,6 +1,8 @@
 """The workflow as an organizer runs it: their own campaign with --configfile,
-config validation before anything runs, bad input leaving nothing partial,
-and the command line giving the workflow's numbers."""
+config validation before anything runs (one line naming the key), bad input
+leaving nothing partial (no manifest either) with the failed job's log
+printed, a truncated intermediate reported with the file to delete, and the
+command line giving the workflow's numbers."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import polars as pl
 import pytest
 import yaml
 from paths import SHARED_DATA
-from workflow_util import qacamp, small_clef_campaign, snakemake
+from workflow_util import error_lines, qacamp, small_clef_campaign, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -78,14 +80,63 @@ def test_rerun_is_a_noop_and_a_changed_judgment_reruns_dependents(own_campaign):
     assert (own_campaign / "results/mine/manifest.json").read_text() != before
 
 
-def test_config_error_names_the_key(tmp_path):
+@pytest.mark.parametrize("key", ["shards_typo", "run"])
+def test_config_error_names_the_key_in_one_line(tmp_path, key):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"campaigns": {"x": {"kind": "clef-qa", "questions": "q.tsv",
-                                                       "runs": "r/*.tsv", "shards_typo": 3}}}))
+                                                       "runs": "r/*.tsv", key: 3}}}))
     res = snakemake(tmp_path, "-n", configfile=cfg)
     assert res.returncode != 0
-    assert "shards_typo" in res.stdout + res.stderr
+    assert error_lines(res) == [
+        f"qacamp: config key 'campaigns.x': unknown key '{key}'. "
+        "Fix: allowed here: kind, questions, reliability, runs, title"], res.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_missing_raw_file_names_campaign_and_key_in_one_line(tmp_path):
+    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    doc = yaml.safe_load(cfg.read_text())
+    doc["campaigns"]["mine"]["runs"] = "data/runz/*.tsv"
+    cfg.write_text(yaml.safe_dump(doc))
+    res = snakemake(tmp_path, "-n", configfile=cfg)
+    assert res.returncode != 0
+    lines = error_lines(res)
+    assert len(lines) == 1 and "campaigns.mine.runs" in lines[0] and "data/runz/*.tsv" in lines[0]
+
+
+def test_failed_reingest_removes_the_old_manifest(own_campaign, tmp_path):
+    work = tmp_path / "copy"
+    shutil.copytree(own_campaign, work, symlinks=True)
+    manifest = work / "results/mine/manifest.json"
+    assert manifest.is_file()
+    bad = sorted((work / "data" / "runs").glob("*.tsv"))[0]
+    bad.write_text(bad.read_text().replace("\tR\t", "\tMAYBE\t", 1))
+    res = snakemake(work, configfile=work / "mine.yaml", quiet=False)
+    assert res.returncode != 0
+    assert f"{bad.name}: line" in res.stdout + res.stderr
+    # the manifest described the previous inputs: gone, not left to vouch for them
+    assert not manifest.exists()
+    assert not (work / "results/mine/ingest/campaign.json").exists()
+
+
+def test_truncated_intermediate_is_reported_then_rebuilt(own_campaign, tmp_path):
+    work = tmp_path / "copy"
+    shutil.copytree(own_campaign, work, symlinks=True)  # mtimes kept: nothing to do
+    cfg = work / "mine.yaml"
+    runs = work / "results/mine/scores/runs.parquet"
+    good = runs.read_bytes()
+    runs.write_bytes(good[: len(good) // 2])
+    res = snakemake(work, "--forcerun", "report_tables", configfile=cfg, quiet=False)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0
+    # the failed job's log is printed (show-failed-logs), and it names the file to delete
+    assert "results/mine/scores/runs.parquet: is truncated or corrupt" in out, out[-3000:]
+    assert "delete it and rerun" in out
+    assert "Traceback" not in (work / "results/mine/logs/report_tables.log").read_text()
+    runs.unlink()
+    res = snakemake(work, configfile=cfg)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert runs.read_bytes() == good
 
 
 def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
@@ -94,15 +145,19 @@ def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
     lines = bad.read_text().splitlines()
     lines[4] = lines[4].replace("\tR\t", "\tMAYBE\t").replace("\tW\t", "\tMAYBE\t")
     bad.write_text("\n".join(lines) + "\n")
-    res = snakemake(tmp_path, configfile=cfg)
+    res = snakemake(tmp_path, configfile=cfg, quiet=False)
     assert res.returncode != 0
     assert "results/mine/logs/ingest.log" in res.stdout + res.stderr  # the failed job's log
     log = (tmp_path / "results/mine/logs/ingest.log").read_text()
     assert bad.name in log and "line 5" in log, log
     assert "Traceback" not in log
+    # the failed job's log itself is printed, not only its path (show-failed-logs)
+    assert f"{bad.name}: line 5" in res.stdout + res.stderr
     assert not (tmp_path / "results/mine/ingest").exists() or not any(
         (tmp_path / "results/mine/ingest").iterdir())
     assert not (tmp_path / "results/mine/scores").exists()
+    # a failed ingest leaves no manifest (it records a campaign that was read)
+    assert not (tmp_path / "results/mine/manifest.json").exists()
 
 
 def test_gzip_inputs_are_read(tmp_path):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,14 +22,24 @@ def env() -> dict[str, str]:
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
-              timeout: int = 900) -> subprocess.CompletedProcess:
+              timeout: int = 900, quiet: bool = True) -> subprocess.CompletedProcess:
+    """Snakemake with the default profile; ``quiet=False`` for the full output a
+    user sees (``--quiet rules`` also hides the failed jobs' logs)."""
     # targets first: --configfile and --quiet take several values
     cmd = [str(BIN / "snakemake"), *args, "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
            "--workflow-profile", str(ROOT / "workflow" / "profiles" / "default"), "--cores", "2"]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
-    cmd += ["--quiet", "rules"]
+    if quiet:
+        cmd += ["--quiet", "rules"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=timeout)
+
+
+def error_lines(res: subprocess.CompletedProcess) -> list[str]:
+    """What a failed Snakemake start printed on stderr, without its notice about
+    the profile it uses."""
+    return [line for line in res.stderr.strip().splitlines()
+            if not line.startswith("Using workflow specific profile")]
 
 
 def qacamp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -64,3 +76,100 @@ def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int
     path = tmp / "mine.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=True))
     return path
+
+
+# --------------------------------------------------------------------------- the README's commands
+
+MAKE = shutil.which("make")
+VENV_SNAKEMAKE = ROOT / ".venv" / "bin" / "snakemake"
+DEMO_OUT = "results-demo"  # config/config.yaml's outdir
+#: Demo campaign whose scores still differ between two clean runs until the
+#: scoring float-determinism fix (the lead's split of qacamp.scoring) lands;
+#: its comparisons are separate tests marked xfail, every other file is compared.
+SCORING_NONDETERMINISTIC = "trec2004"
+
+needs_make = pytest.mark.skipif(MAKE is None or not VENV_SNAKEMAKE.exists(),
+                                reason="needs make and the project's .venv (make setup)")
+
+
+def make_cmd(config: str | Path, *extra: str) -> list[str]:
+    """The README's command for one's own campaigns, `make run CONFIG=...`, run
+    from another folder with `-f` (the workflow runs in the current folder)."""
+    return [MAKE or "make", "-f", str(ROOT / "Makefile"), "run", f"CONFIG={config}", *extra]
+
+
+def make_run(workdir: Path, config: str | Path = "config/config.yaml",
+             timeout: int = 1800) -> subprocess.CompletedProcess:
+    return subprocess.run(make_cmd(config), cwd=workdir, capture_output=True, text=True,
+                          env=env(), timeout=timeout)
+
+
+def demo_workdir(tmp: Path) -> Path:
+    """A folder laid out like the project for the demo config (its paths are
+    relative: config/config.yaml, resources/demo/...)."""
+    for name in ("config", "resources"):
+        (tmp / name).symlink_to(ROOT / name)
+    return tmp
+
+
+_DEMO: list[Path] = []
+
+
+def demo_run(tmp_path_factory) -> Path:
+    """One clean demo run with the README's command, made once per session
+    (test_demo, test_regeneration and test_interrupt compare with it).
+    Returns the workdir; results are under ``workdir / DEMO_OUT``."""
+    if not _DEMO:
+        work = demo_workdir(tmp_path_factory.mktemp("demo"))
+        res = make_run(work)
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+        _DEMO.append(work)
+    return _DEMO[0]
+
+
+# --------------------------------------------------------------------------- comparing results
+
+def tree_files(outdir: Path) -> dict[str, Path]:
+    """Every file under ``outdir`` by relative path, except logs (timings, absolute
+    paths) and Snakemake's ``.snakemake_timestamp`` markers of folder outputs."""
+    out = {}
+    for p in sorted(outdir.rglob("*")):
+        rel = p.relative_to(outdir)
+        if p.is_file() and "logs" not in rel.parts and p.name != ".snakemake_timestamp":
+            out[rel.as_posix()] = p
+    return out
+
+
+def duckdb_content(path: Path) -> dict[str, object]:
+    """View name -> its rows (as a polars frame) of a campaign.duckdb."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        names = [r[0] for r in con.execute(
+            "select view_name from duckdb_views() where not internal order by view_name"
+        ).fetchall()]
+        return {n: con.sql(f'select * from "{n}"').pl() for n in names}
+    finally:
+        con.close()
+
+
+def same_duckdb(a: Path, b: Path) -> bool:
+    ca, cb = duckdb_content(a), duckdb_content(b)
+    return list(ca) == list(cb) and all(ca[n].equals(cb[n], null_equal=True) for n in ca)
+
+
+def differing_files(a: Path, b: Path) -> list[str]:
+    """Relative paths of files that differ between two output folders (or exist in
+    one only): bytes for every file, the views' rows for campaign.duckdb (its
+    bytes hold a random database id and the views absolute paths; see
+    qacamp.io.write_duckdb)."""
+    fa, fb = tree_files(a), tree_files(b)
+    out = sorted(set(fa) ^ set(fb))
+    for rel in sorted(set(fa) & set(fb)):
+        if rel.endswith("campaign.duckdb"):
+            if not same_duckdb(fa[rel], fb[rel]):
+                out.append(rel)
+        elif fa[rel].read_bytes() != fb[rel].read_bytes():
+            out.append(rel)
+    return out

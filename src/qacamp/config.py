@@ -179,3 +179,121 @@ def raw_files(campaign: dict, base_dir: str | Path = ".") -> list[str]:
         else:
             files += expand_files(spec, base_dir, f"judgment_sets.{set_name}")
     return files
+
+
+# --------------------------------------------------------------------------- validation
+
+#: Where results go when the config names no ``outdir`` (the schema's default).
+DEFAULT_OUTDIR = "results"
+
+
+def _dotted(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)  # repr: a newline in a hostile value stays on one line
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _describe(error) -> tuple[str, str, str]:
+    """(dotted key, problem, fix) of one jsonschema ValidationError."""
+    key = _dotted(error.absolute_path) or "<top level>"
+    kind, value, inst = error.validator, error.validator_value, error.instance
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(k for k in inst if k not in allowed)
+        name = unknown[0] if unknown else "?"
+        return key, f"unknown key {name!r}", "allowed here: " + ", ".join(allowed)
+    if kind == "required" and isinstance(inst, dict):
+        missing = [k for k in value if k not in inst]
+        return key, f"missing required key {missing[0]!r}" if missing else error.message, \
+            f"add '{missing[0] if missing else ''}:'"
+    if kind == "propertyNames":
+        return key, f"name {_short(inst)} is not allowed", "use letters, digits, _ and - only " \
+            "(and not a reserved name)"
+    if kind == "not":
+        return key, f"{_short(inst)} is reserved", "choose another name"
+    if kind == "pattern":
+        hint = " ".join(str(error.schema.get("description") or f"match {value}").split())
+        return key, f"{_short(inst)} is not allowed", hint
+    if kind == "enum":
+        return key, f"{_short(inst)} is not allowed", "use one of " + ", ".join(map(str, value))
+    if kind == "type":
+        return key, f"{_short(inst)} is not of type {value}", "see the key's description in " \
+            "workflow/schemas/config.schema.yaml"
+    if kind == "oneOf" and error.schema.get("description"):
+        return key, f"{_short(inst)} is not allowed", error.schema["description"]
+    return key, error.message.replace("\n", " ")[:200], "see workflow/schemas/config.schema.yaml"
+
+
+def _validator(schema: dict):
+    """A draft 2020-12 validator that fills schema defaults (as Snakemake's
+    ``validate`` does) and treats an anchored ``pattern`` strictly: Python's
+    ``$`` also matches before a final newline, which must not let
+    ``"5:32\\n"`` through."""
+    import re
+
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
+
+    base = jsonschema.Draft202012Validator
+
+    def properties(validator, props, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub:
+                    instance.setdefault(name, copy.deepcopy(sub["default"]))
+        yield from base.VALIDATORS["properties"](validator, props, instance, schema)
+
+    def pattern(validator, patrn, instance, schema):
+        if not isinstance(instance, str):
+            return
+        if not re.search(patrn, instance) or (patrn.endswith("$") and instance.endswith("\n")):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    cls = jsonschema.validators.extend(base, {"properties": properties, "pattern": pattern})
+    return cls(schema)
+
+
+def validate_config(config: dict, schema_path: str | Path) -> None:
+    """Check the workflow config against the schema (filling its defaults in
+    place), then what a schema cannot say: reliability measures are names of
+    the measure registry that the campaign's kind computes, and ``primary``
+    names one of the campaign's judgment sets.  The first problem found is a
+    :class:`ConfigError` whose message is one line naming the key
+    (``campaigns.<name>.<key>``), what is wrong and what is allowed."""
+    import yaml
+    from jsonschema.exceptions import best_match
+
+    with open(schema_path, encoding="utf-8") as fh:
+        schema = yaml.safe_load(fh)
+    if not isinstance(config, dict):
+        raise ConfigError("<top level>", "the config is not a mapping", "give `campaigns:`")
+    error = best_match(_validator(schema).iter_errors(config))
+    if error is not None:
+        raise ConfigError(*_describe(error))
+    for name, campaign in config["campaigns"].items():
+        _check_campaign(name, campaign, config.get("reliability") or {})
+
+
+def _check_campaign(name: str, campaign: dict, top: dict) -> None:
+    from .measures import KIND_MEASURES
+
+    prefix = f"campaigns.{name}"
+    kind = campaign["kind"]
+    sets = campaign.get("judgment_sets") or {}
+    if "primary" in campaign and campaign["primary"] not in sets:
+        raise ConfigError(f"{prefix}.primary", f"{_short(campaign['primary'])} is not one of "
+                          "the judgment sets", "name one of: " + ", ".join(sorted(sets)))
+    valid = KIND_MEASURES.get(kind) or ()  # score-matrix: any name (the schema's pattern)
+    own = (campaign.get("reliability") or {}).get("measures")
+    key, measures = (f"{prefix}.reliability.measures", own) if own else \
+        ("reliability.measures", top.get("measures") or [])
+    for i, m in enumerate(measures):
+        if valid and m not in valid:
+            raise ConfigError(f"{key}[{i}]", f"{_short(m)} is not a measure of a {kind} "
+                              f"campaign ({name})", "use one of " + ", ".join(valid))

@@ -43,5 +43,16 @@ class ConfigError(QacampError):
         super().__init__(msg)
 
 
+class OutputError(QacampError):
+    """A result file cannot be written (full disk, no permission, read-only
+    file system); ``path`` is the file being written."""
+
+    def __init__(self, path: str | Path, problem: str, fix: str):
+        self.path = str(path)
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{self.path}: cannot write: {problem}. Fix: {fix}")
+
+
 class UsageError(QacampError):
     """A command-line or API argument is invalid."""

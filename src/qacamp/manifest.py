@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import __version__
-from .config import raw_files, reliability_plan
+from .config import raw_files
 
 LIBRARIES = ("polars", "pyarrow", "duckdb", "numpy", "scipy", "matplotlib", "snakemake",
              "snakemake-executor-plugin-slurm")
@@ -57,14 +57,17 @@ def versions() -> dict[str, str]:
     return out
 
 
-def build_manifest(name: str, campaign: dict, global_cfg: dict | None = None,
+def build_manifest(name: str, campaign: dict, plan: dict, shards: int | None,
                    base_dir: str | Path = ".", repo: str | Path | None = None) -> dict:
+    """The manifest of campaign ``name``: its config, its resolved reliability
+    ``plan`` (:func:`qacamp.config.reliability_plan`) and ``shards``, the
+    SHA-256 of every raw file, library versions and the git commit of ``repo``."""
     files = raw_files(campaign, base_dir)
     return {
         "campaign": name,
         "config": campaign,
-        "reliability_plan": reliability_plan(campaign, global_cfg),
-        "shards": (global_cfg or {}).get("shards"),
+        "reliability_plan": plan,
+        "shards": shards,
         "inputs": [{"path": str(p), "sha256": sha256(Path(base_dir) / p if not Path(p).is_absolute() else p)}
                    for p in files],
         "versions": versions(),

@@ -1,12 +1,19 @@
 # Shared setup: config validation (before anything runs) and target lists.
 # Kept cheap: every cluster job parses the Snakefile again.
+#
+# No config value is ever pasted into a shell command unquoted: every value a
+# rule puts on a command line goes through `argv` (shlex.quote) or Snakemake's
+# `:q` format flag, and free text (titles, paths) reaches the qacamp commands
+# only through the JSON file of rule `campaign_config`.
 import json
 import os
+import re
 import shlex
+import sys
 
-from snakemake.utils import validate
-
-from qacamp.config import bootstrap_measures, raw_files, reliability_plan
+from qacamp.config import bootstrap_measures, raw_files, reliability_plan, validate_config
+from qacamp.errors import ConfigError
+from qacamp.io import write_text
 
 
 if not config:
@@ -17,10 +24,27 @@ if not config:
     with open(os.path.join(workflow.basedir, "config", "config.yaml")) as fh:
         config.update(yaml.safe_load(fh))
 
-validate(config, "../schemas/config.schema.yaml")
 
+def _stop(exc):
+    # one line, no traceback: the key, what is wrong, what is allowed
+    print(f"qacamp: {exc}", file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    validate_config(config, os.path.join(workflow.basedir, "workflow", "schemas",
+                                         "config.schema.yaml"))
+    for _name, _campaign in config["campaigns"].items():
+        try:
+            raw_files(_campaign)
+        except ConfigError as exc:
+            raise ConfigError(f"campaigns.{_name}.{exc.key}", exc.problem, exc.fix) from None
+except ConfigError as exc:
+    _stop(exc)
+
+OUT = os.path.normpath(config["outdir"])
 CAMPAIGNS = sorted(config["campaigns"])
-SHARDS = int(config.get("shards", 4))
+SHARDS = int(config["shards"])
 INGEST_TABLES = [
     "questions",
     "options",
@@ -36,13 +60,30 @@ INGEST_TABLES = [
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
 
-MEASURES = sorted({m for c in CAMPAIGNS for m in reliability_plan(config["campaigns"][c], config)["measures"]})
+def out(path):
+    """``path`` under the config's outdir (a Snakemake pattern: may hold wildcards)."""
+    return os.path.join(OUT, path)
+
+
+def argv(*words):
+    """Shell words, each quoted with shlex.quote, joined by spaces."""
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def options(flag, values):
+    """``flag v`` for every value, quoted: ``--measure a --measure b``."""
+    return argv(*[w for v in values for w in (flag, v)])
+
+
+MEASURES = sorted(
+    {m for c in CAMPAIGNS for m in reliability_plan(config["campaigns"][c], config)["measures"]}
+)
 
 
 wildcard_constraints:
-    campaign="|".join(CAMPAIGNS),
+    campaign="|".join(re.escape(c) for c in CAMPAIGNS),
     shard=r"\d+",
-    measure="|".join(MEASURES),
+    measure="|".join(re.escape(m) for m in MEASURES),
 
 
 def campaign_cfg(name):
@@ -53,31 +94,37 @@ def plan(name):
     return reliability_plan(campaign_cfg(name), config)
 
 
-def campaign_json(wildcards):
-    return shlex.quote(json.dumps(campaign_cfg(wildcards.campaign), sort_keys=True))
+def config_file_content(wildcards):
+    """``<outdir>/<campaign>/config.json``: the campaign's config as the workflow
+    read it (validated, schema defaults filled)."""
+    doc = {"campaigns": {wildcards.campaign: campaign_cfg(wildcards.campaign)}}
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
-def global_json(wildcards):
-    settings = {k: config[k] for k in ("reliability", "shards") if k in config}
-    return shlex.quote(json.dumps(settings, sort_keys=True))
+def plan_file_content(wildcards):
+    """``<outdir>/<campaign>/plan.json``: the campaign's resolved reliability plan
+    (kind defaults < top level < campaign block) and the shard count."""
+    doc = {"campaign": wildcards.campaign, "reliability_plan": plan(wildcards.campaign),
+           "shards": SHARDS}
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
 def reliability_targets(name):
     p = plan(name)
-    out = []
+    paths = []
     for m in p["measures"]:
-        out += [
-            f"results/{name}/reliability/swap_{m}.parquet",
-            f"results/{name}/reliability/swap_{m}_fits.parquet",
-            f"results/{name}/reliability/swap_{m}_summary.parquet",
-            f"results/{name}/reliability/stability_{m}.parquet",
+        paths += [
+            out(f"{name}/reliability/swap_{m}.parquet"),
+            out(f"{name}/reliability/swap_{m}_fits.parquet"),
+            out(f"{name}/reliability/swap_{m}_summary.parquet"),
+            out(f"{name}/reliability/stability_{m}.parquet"),
         ]
     for m in bootstrap_measures(p["measures"]):
-        out += [
-            f"results/{name}/reliability/bootstrap_{m}.parquet",
-            f"results/{name}/reliability/bootstrap_{m}_summary.parquet",
+        paths += [
+            out(f"{name}/reliability/bootstrap_{m}.parquet"),
+            out(f"{name}/reliability/bootstrap_{m}_summary.parquet"),
         ]
-    return out
+    return paths
 
 
 EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]
@@ -86,41 +133,45 @@ EDITION_CAMPAIGNS = [c for c in CAMPAIGNS if "edition" in config["campaigns"][c]
 
 def extras_targets(name):
     """Rank correlation, assessor agreement, distributions, equivalence groups."""
-    out = [f"results/{name}/reliability/{e}.parquet" for e in EXTRAS]
-    out += [f"results/{name}/reliability/equivalence_{m}.parquet" for m in plan(name)["measures"]]
-    return out
+    paths = [out(f"{name}/reliability/{e}.parquet") for e in EXTRAS]
+    paths += [out(f"{name}/reliability/equivalence_{m}.parquet") for m in plan(name)["measures"]]
+    return paths
 
 
-def matrix_args(wc):
-    """How a reliability job finds its score matrix."""
+def matrix_argv(wc):
+    """How a reliability job finds its score matrix (quoted shell words)."""
     c = campaign_cfg(wc.campaign)
     p = plan(wc.campaign)
     if c["kind"] == "score-matrix":
-        return f"--matrix results/{wc.campaign}/ingest/matrix.parquet --measure {wc.measure}"
-    return (
-        f"--scores results/{wc.campaign}/scores --measure {wc.measure} "
-        f"--unit {p['unit']} --judgment-set {p['judgment_set']}"
+        return argv("--matrix", out(f"{wc.campaign}/ingest/matrix.parquet"), "--measure", wc.measure)
+    return argv(
+        "--scores", out(f"{wc.campaign}/scores"), "--measure", wc.measure,
+        "--unit", p["unit"], "--judgment-set", p["judgment_set"],
     )
 
 
-def swap_args(wc):
+def swap_argv(wc):
     s = plan(wc.campaign)["swap"]
-    return (
-        f"--sizes {s['sizes']} --trials {s['trials']} --bin-width {s['bin_width']} "
-        f"--bins {s['bins']} --pairing {s['pairing']}"
+    return argv(
+        "--sizes", s["sizes"], "--trials", s["trials"], "--bin-width", s["bin_width"],
+        "--bins", s["bins"], "--pairing", s["pairing"],
     )
+
+
+def campaign_targets(name):
+    paths = [out(f"{name}/config.json"), out(f"{name}/plan.json")]
+    paths += [out(f"{name}/ingest/{t}.parquet") for t in INGEST_TABLES]
+    paths += [out(f"{name}/scores/{f}") for f in SCORE_FILES]
+    paths += [out(f"{name}/campaign.duckdb"), out(f"{name}/manifest.json")]
+    paths += reliability_targets(name) + extras_targets(name)
+    paths += [out(f"{name}/tables"), out(f"{name}/figures")]
+    return paths
 
 
 def all_targets():
-    out = []
+    paths = []
     for name in CAMPAIGNS:
-        out += expand("results/{c}/ingest/{t}.parquet", c=name, t=INGEST_TABLES)
-        out += expand("results/{c}/scores/{f}", c=name, f=SCORE_FILES)
-        out.append(f"results/{name}/campaign.duckdb")
-        out.append(f"results/{name}/manifest.json")
-        out += reliability_targets(name)
-        out += extras_targets(name)
-        out += [f"results/{name}/tables", f"results/{name}/figures"]
+        paths += campaign_targets(name)
     if len(EDITION_CAMPAIGNS) >= 2:
-        out.append("results/overview")
-    return out
+        paths.append(out("overview"))
+    return paths

@@ -1,41 +1,78 @@
-rule ingest:
-    """Read a campaign's raw files into typed canonical Parquet tables."""
-    input:
-        lambda wc: raw_files(campaign_cfg(wc.campaign)),
+localrules:
+    campaign_config,
+    campaign_plan,
+
+
+rule campaign_config:
+    """The campaign's config as JSON: titles and paths reach the qacamp commands
+    through this file, never through a shell command line."""
     output:
-        tables=expand("results/{{campaign}}/ingest/{t}.parquet", t=INGEST_TABLES),
-        resolved="results/{campaign}/ingest/campaign.json",
+        out("{campaign}/config.json"),
     params:
-        campaign=campaign_json,
+        content=config_file_content,
+    log:
+        out("{campaign}/logs/config.log"),
+    run:
+        write_text(params.content, output[0])
+
+
+rule campaign_plan:
+    """The campaign's resolved reliability plan as JSON (recorded by the manifest).
+    A separate file, so that changing a reliability setting does not rerun ingest."""
+    output:
+        out("{campaign}/plan.json"),
+    params:
+        content=plan_file_content,
+    log:
+        out("{campaign}/logs/plan.log"),
+    run:
+        write_text(params.content, output[0])
+
+
+rule ingest:
+    """Read a campaign's raw files into typed canonical Parquet tables.  The old
+    manifest goes first: it describes inputs that are being replaced, and a
+    failed ingest must leave none."""
+    input:
+        raw=lambda wc: raw_files(campaign_cfg(wc.campaign)),
+        config=out("{campaign}/config.json"),
+    output:
+        tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
+        resolved=out("{campaign}/ingest/campaign.json"),
+    params:
         outdir=lambda wc, output: os.path.dirname(output.resolved),
+        manifest=lambda wc: out(f"{wc.campaign}/manifest.json"),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/ingest.log",
+        out("{campaign}/logs/ingest.log"),
     shell:
-        "qacamp ingest --name {wildcards.campaign} --campaign-json {params.campaign} "
-        "--out {params.outdir} 2> {log}"
+        "rm -f {params.manifest:q} && "
+        "qacamp ingest --config {input.config:q} --campaign {wildcards.campaign:q} "
+        "--out {params.outdir:q} 2> {log:q}"
 
 
 rule manifest:
-    """Provenance: input hashes, config, seeds, library versions, git commit."""
+    """Provenance: input hashes, config, reliability plan and seeds, library
+    versions, git commit.  Written only after the ingest succeeded."""
     input:
-        lambda wc: raw_files(campaign_cfg(wc.campaign)),
+        raw=lambda wc: raw_files(campaign_cfg(wc.campaign)),
+        config=out("{campaign}/config.json"),
+        plan=out("{campaign}/plan.json"),
+        ingested=out("{campaign}/ingest/campaign.json"),
     output:
         report(
-            "results/{campaign}/manifest.json",
+            out("{campaign}/manifest.json"),
             caption="../report/manifest.rst",
             category="{campaign}",
             subcategory="provenance",
         ),
     params:
-        campaign=campaign_json,
-        settings=global_json,
         repo=workflow.basedir,
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/manifest.log",
+        out("{campaign}/logs/manifest.log"),
     shell:
-        "qacamp manifest --name {wildcards.campaign} --campaign-json {params.campaign} "
-        "--global-json {params.settings} --repo {params.repo} --out {output} 2> {log}"
+        "qacamp manifest --config {input.config:q} --plan {input.plan:q} "
+        "--name {wildcards.campaign:q} --repo {params.repo:q} --out {output:q} 2> {log:q}"

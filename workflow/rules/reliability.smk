@@ -1,145 +1,156 @@
 # Resampling analyses, split into SHARDS jobs each; merge rules sum the counts.
 # Every trial's subsets come from (seed, measure, size, trial) only, so the
-# merged result is identical for any shard count.
+# merged result is identical for any shard count.  Settings reach the command
+# line as quoted words (`argv`, `:q`), never pasted.
 
 
-SCORES_DONE = "results/{campaign}/scores/runs.parquet"
+SCORES_DONE = out("{campaign}/scores/runs.parquet")
+MATRIX = out("{campaign}/ingest/matrix.parquet")
 
 
 rule swap_shard:
     """One shard of the swap-method trials: swaps and comparisons per (size, bin)."""
     input:
         SCORES_DONE,
-        "results/{campaign}/ingest/matrix.parquet",
+        MATRIX,
     output:
-        temp("results/{campaign}/reliability/shards/swap_{measure}.{shard}.parquet"),
+        temp(out("{campaign}/reliability/shards/swap_{measure}.{shard}.parquet")),
     params:
-        matrix=matrix_args,
-        swap=swap_args,
+        matrix_argv=matrix_argv,
+        swap_argv=swap_argv,
         seed=lambda wc: plan(wc.campaign)["seed"],
-        shards=SHARDS,
+        shard=lambda wc: f"{wc.shard}/{SHARDS}",
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/swap_{measure}.{shard}.log",
+        out("{campaign}/logs/swap_{measure}.{shard}.log"),
     shell:
-        "qacamp reliability swap {params.matrix} {params.swap} --seed {params.seed} "
-        "--shard {wildcards.shard}/{params.shards} --out {output} 2> {log}"
+        "qacamp reliability swap {params.matrix_argv} {params.swap_argv} --seed {params.seed:q} "
+        "--shard {params.shard:q} --out {output:q} 2> {log:q}"
 
 
 rule swap_merge:
     """Sum the shards' swap counts."""
     input:
         expand(
-            "results/{{campaign}}/reliability/shards/swap_{{measure}}.{shard}.parquet",
+            out("{{campaign}}/reliability/shards/swap_{{measure}}.{shard}.parquet"),
             shard=range(SHARDS),
         ),
     output:
-        "results/{campaign}/reliability/swap_{measure}.parquet",
+        out("{campaign}/reliability/swap_{measure}.parquet"),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/swap_{measure}.merge.log",
+        out("{campaign}/logs/swap_{measure}.merge.log"),
     shell:
-        "qacamp reliability merge --kind swap {output} {input} 2> {log}"
+        "qacamp reliability merge --kind swap {output:q} {input:q} 2> {log:q}"
 
 
 rule swap_fit:
     """Per-bin error curves, extrapolation to the full size, required difference."""
     input:
-        counts="results/{campaign}/reliability/swap_{measure}.parquet",
+        counts=out("{campaign}/reliability/swap_{measure}.parquet"),
     output:
-        fits="results/{campaign}/reliability/swap_{measure}_fits.parquet",
-        summary="results/{campaign}/reliability/swap_{measure}_summary.parquet",
+        fits=out("{campaign}/reliability/swap_{measure}_fits.parquet"),
+        summary=out("{campaign}/reliability/swap_{measure}_summary.parquet"),
     params:
-        matrix=matrix_args,
-        s=lambda wc: plan(wc.campaign)["swap"],
+        matrix_argv=matrix_argv,
+        fit_argv=lambda wc: argv(
+            "--model", plan(wc.campaign)["swap"]["fit"],
+            "--min-fit-size", plan(wc.campaign)["swap"]["min_fit_size"],
+            "--level", plan(wc.campaign)["swap"]["level"],
+            "--bin-width", plan(wc.campaign)["swap"]["bin_width"],
+        ),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/swap_{measure}.fit.log",
+        out("{campaign}/logs/swap_{measure}.fit.log"),
     shell:
-        "qacamp reliability fit {params.matrix} --counts {input.counts} "
-        "--model {params.s[fit]} --min-fit-size {params.s[min_fit_size]} --level {params.s[level]} "
-        "--bin-width {params.s[bin_width]} --out {output.fits} --summary {output.summary} 2> {log}"
+        "qacamp reliability fit {params.matrix_argv} --counts {input.counts:q} {params.fit_argv} "
+        "--out {output.fits:q} --summary {output.summary:q} 2> {log:q}"
 
 
 rule stability_shard:
     """One shard of the stability-vs-ties trials."""
     input:
         SCORES_DONE,
-        "results/{campaign}/ingest/matrix.parquet",
+        MATRIX,
     output:
-        temp("results/{campaign}/reliability/shards/stability_{measure}.{shard}.parquet"),
+        temp(out("{campaign}/reliability/shards/stability_{measure}.{shard}.parquet")),
     params:
-        matrix=matrix_args,
-        s=lambda wc: plan(wc.campaign)["stability"],
+        matrix_argv=matrix_argv,
+        stability_argv=lambda wc: argv(
+            "--size", plan(wc.campaign)["stability"]["size"],
+            "--trials", plan(wc.campaign)["stability"]["trials"],
+            "--fuzz", plan(wc.campaign)["stability"]["fuzz"],
+        ),
         seed=lambda wc: plan(wc.campaign)["seed"],
-        shards=SHARDS,
+        shard=lambda wc: f"{wc.shard}/{SHARDS}",
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/stability_{measure}.{shard}.log",
+        out("{campaign}/logs/stability_{measure}.{shard}.log"),
     shell:
-        "qacamp reliability stability {params.matrix} --size {params.s[size]} "
-        "--trials {params.s[trials]} --fuzz {params.s[fuzz]} --seed {params.seed} "
-        "--shard {wildcards.shard}/{params.shards} --counts --out {output} 2> {log}"
+        "qacamp reliability stability {params.matrix_argv} {params.stability_argv} "
+        "--seed {params.seed:q} --shard {params.shard:q} --counts --out {output:q} 2> {log:q}"
 
 
 rule stability_merge:
     input:
         expand(
-            "results/{{campaign}}/reliability/shards/stability_{{measure}}.{shard}.parquet",
+            out("{{campaign}}/reliability/shards/stability_{{measure}}.{shard}.parquet"),
             shard=range(SHARDS),
         ),
     output:
-        "results/{campaign}/reliability/stability_{measure}.parquet",
+        out("{campaign}/reliability/stability_{measure}.parquet"),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/stability_{measure}.merge.log",
+        out("{campaign}/logs/stability_{measure}.merge.log"),
     shell:
-        "qacamp reliability merge --kind stability {output} {input} 2> {log}"
+        "qacamp reliability merge --kind stability {output:q} {input:q} 2> {log:q}"
 
 
 rule bootstrap_shard:
     """One shard of Sakai's paired bootstrap test over all run pairs."""
     input:
         SCORES_DONE,
-        "results/{campaign}/ingest/matrix.parquet",
+        MATRIX,
     output:
-        temp("results/{campaign}/reliability/shards/bootstrap_{measure}.{shard}.parquet"),
+        temp(out("{campaign}/reliability/shards/bootstrap_{measure}.{shard}.parquet")),
     params:
-        matrix=matrix_args,
-        s=lambda wc: plan(wc.campaign)["bootstrap"],
+        matrix_argv=matrix_argv,
+        bootstrap_argv=lambda wc: argv(
+            "--samples", plan(wc.campaign)["bootstrap"]["trials"],
+            "--alpha", plan(wc.campaign)["bootstrap"]["alpha"],
+        ),
         seed=lambda wc: plan(wc.campaign)["seed"],
-        shards=SHARDS,
+        shard=lambda wc: f"{wc.shard}/{SHARDS}",
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/bootstrap_{measure}.{shard}.log",
+        out("{campaign}/logs/bootstrap_{measure}.{shard}.log"),
     shell:
-        "qacamp reliability bootstrap {params.matrix} --samples {params.s[trials]} "
-        "--alpha {params.s[alpha]} --seed {params.seed} --shard {wildcards.shard}/{params.shards} "
-        "--counts --out {output} 2> {log}"
+        "qacamp reliability bootstrap {params.matrix_argv} {params.bootstrap_argv} "
+        "--seed {params.seed:q} --shard {params.shard:q} --counts --out {output:q} 2> {log:q}"
 
 
 rule bootstrap_merge:
     input:
         expand(
-            "results/{{campaign}}/reliability/shards/bootstrap_{{measure}}.{shard}.parquet",
+            out("{{campaign}}/reliability/shards/bootstrap_{{measure}}.{shard}.parquet"),
             shard=range(SHARDS),
         ),
     output:
-        pairs="results/{campaign}/reliability/bootstrap_{measure}.parquet",
-        summary="results/{campaign}/reliability/bootstrap_{measure}_summary.parquet",
+        pairs=out("{campaign}/reliability/bootstrap_{measure}.parquet"),
+        summary=out("{campaign}/reliability/bootstrap_{measure}_summary.parquet"),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/bootstrap_{measure}.merge.log",
+        out("{campaign}/logs/bootstrap_{measure}.merge.log"),
     shell:
-        "qacamp reliability merge --kind bootstrap --summary {output.summary} {output.pairs} "
-        "{input} 2> {log}"
+        "qacamp reliability merge --kind bootstrap --summary {output.summary:q} "
+        "{output.pairs:q} {input:q} 2> {log:q}"
 
 
 # One rule per campaign: the equivalence files depend on the campaign's measures.
@@ -151,21 +162,24 @@ for _c in CAMPAIGNS:
         name:
             f"extras_{_c}"
         input:
-            scores=f"results/{_c}/scores/runs.parquet",
+            scores=out(f"{_c}/scores/runs.parquet"),
             summaries=[
-                f"results/{_c}/reliability/swap_{m}_summary.parquet" for m in plan(_c)["measures"]
+                out(f"{_c}/reliability/swap_{m}_summary.parquet") for m in plan(_c)["measures"]
             ],
         output:
             extras_targets(_c),
         params:
-            campaign=_c,
-            measures=" ".join(f"--measure {m}" for m in plan(_c)["measures"]),
+            dirs_argv=argv(
+                "--ingest", out(f"{_c}/ingest"),
+                "--scores", out(f"{_c}/scores"),
+                "--out", out(f"{_c}/reliability"),
+            ),
+            measures_argv=options("--measure", plan(_c)["measures"]),
+            summaries_argv=lambda wc, input: options("--summary", input.summaries),
         conda:
             "../envs/qacamp.yaml"
         log:
-            f"results/{_c}/logs/extras.log",
+            out(f"{_c}/logs/extras.log"),
         shell:
-            "qacamp reliability extras --ingest results/{params.campaign}/ingest "
-            "--scores results/{params.campaign}/scores {params.measures} "
-            "$(printf -- '--summary %s ' {input.summaries}) "
-            "--out results/{params.campaign}/reliability 2> {log}"
+            "qacamp reliability extras {params.dirs_argv} {params.measures_argv} "
+            "{params.summaries_argv} 2> {log:q}"

@@ -6,11 +6,11 @@
 rule report_tables:
     """Tables of one campaign from its scores and reliability results."""
     input:
-        scores="results/{campaign}/scores/runs.parquet",
+        scores=out("{campaign}/scores/runs.parquet"),
         reliability=lambda wc: reliability_targets(wc.campaign) + extras_targets(wc.campaign),
     output:
         report(
-            directory("results/{campaign}/tables"),
+            directory(out("{campaign}/tables")),
             patterns=["{name}.csv"],
             caption="../report/tables.rst",
             category="{campaign}",
@@ -19,22 +19,23 @@ rule report_tables:
     conda:
         "../envs/qacamp.yaml"
     params:
-        measures=lambda wc: " ".join(f"--measure {m}" for m in plan(wc.campaign)["measures"]),
+        campaign_dir=lambda wc: out(wc.campaign),
+        measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
     log:
-        "results/{campaign}/logs/report_tables.log",
+        out("{campaign}/logs/report_tables.log"),
     shell:
-        "qacamp report tables --campaign-dir results/{wildcards.campaign} {params.measures} "
-        "--out {output} > {log} 2>&1"
+        "qacamp report tables --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
+        "--out {output:q} > {log:q} 2>&1"
 
 
 rule report_figures:
     """Figures of one campaign (error-rate curves, stability, per-series, reading tests)."""
     input:
-        scores="results/{campaign}/scores/runs.parquet",
+        scores=out("{campaign}/scores/runs.parquet"),
         reliability=lambda wc: reliability_targets(wc.campaign),
     output:
         report(
-            directory("results/{campaign}/figures"),
+            directory(out("{campaign}/figures")),
             patterns=["{name}.png"],
             caption="../report/figures.rst",
             category="{campaign}",
@@ -43,30 +44,32 @@ rule report_figures:
     conda:
         "../envs/qacamp.yaml"
     params:
-        measures=lambda wc: " ".join(f"--measure {m}" for m in plan(wc.campaign)["measures"]),
+        campaign_dir=lambda wc: out(wc.campaign),
+        measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
     log:
-        "results/{campaign}/logs/report_figures.log",
+        out("{campaign}/logs/report_figures.log"),
     shell:
-        "qacamp report figures --campaign-dir results/{wildcards.campaign} {params.measures} "
-        "--out {output} > {log} 2>&1"
+        "qacamp report figures --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
+        "--out {output:q} > {log:q} 2>&1"
 
 
 rule report_editions:
-    """Multi-edition overview (QA4MRE Table 1) over the campaigns that name an edition."""
+    """Multi-edition overview (QA4MRE Table 1) over the campaigns of this config
+    that name an edition."""
     input:
-        lambda wc: [f"results/{c}/scores/runs.parquet" for c in EDITION_CAMPAIGNS],
+        lambda wc: [out(f"{c}/scores/runs.parquet") for c in EDITION_CAMPAIGNS],
     output:
         report(
-            directory("results/overview"),
+            directory(out("overview")),
             patterns=["{name}.csv"],
             caption="../report/editions.rst",
             category="overview",
         ),
     params:
-        dirs=lambda wc: " ".join(f"--campaign-dir results/{c}" for c in EDITION_CAMPAIGNS),
+        dirs_argv=lambda wc: options("--campaign-dir", [out(c) for c in EDITION_CAMPAIGNS]),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/logs/report_editions.log",
+        out("logs/report_editions.log"),
     shell:
-        "qacamp report editions {params.dirs} --out {output} > {log} 2>&1"
+        "qacamp report editions {params.dirs_argv} --out {output:q} > {log:q} 2>&1"

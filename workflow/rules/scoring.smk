@@ -1,17 +1,37 @@
 rule score:
     """Score every run with every measure of the campaign's kind, at every scope."""
     input:
-        tables=expand("results/{{campaign}}/ingest/{t}.parquet", t=INGEST_TABLES),
-        resolved="results/{campaign}/ingest/campaign.json",
+        tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
+        resolved=out("{campaign}/ingest/campaign.json"),
     output:
-        files=expand("results/{{campaign}}/scores/{f}", f=SCORE_FILES),
-        db="results/{campaign}/campaign.duckdb",
+        files=expand(out("{{campaign}}/scores/{f}"), f=SCORE_FILES),
     params:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         outdir=lambda wc, output: os.path.dirname(output.files[0]),
     conda:
         "../envs/qacamp.yaml"
     log:
-        "results/{campaign}/logs/score.log",
+        out("{campaign}/logs/score.log"),
     shell:
-        "qacamp score --ingest {params.ingest} --out {params.outdir} 2> {log}"
+        "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} 2> {log:q}"
+
+
+rule duckdb:
+    """One SQL view per Parquet table of the campaign (ingest, scores, reliability).
+    A convenience index, not a result: rebuild it with the same command after
+    moving the results (README, "Outputs")."""
+    input:
+        lambda wc: [out(f"{wc.campaign}/ingest/{t}.parquet") for t in INGEST_TABLES]
+        + [out(f"{wc.campaign}/scores/{f}") for f in SCORE_FILES]
+        + reliability_targets(wc.campaign)
+        + extras_targets(wc.campaign),
+    output:
+        out("{campaign}/campaign.duckdb"),
+    params:
+        campaign_dir=lambda wc: out(wc.campaign),
+    conda:
+        "../envs/qacamp.yaml"
+    log:
+        out("{campaign}/logs/duckdb.log"),
+    shell:
+        "qacamp duckdb {params.campaign_dir:q} > {log:q} 2>&1"

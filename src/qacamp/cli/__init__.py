@@ -16,7 +16,7 @@ import sys
 from ..errors import QacampError
 
 SUBCOMMANDS = ("simulate", "ingest", "measures", "eval", "score", "reliability", "report",
-               "manifest")
+               "manifest", "duckdb")
 
 
 def build_parser() -> argparse.ArgumentParser:

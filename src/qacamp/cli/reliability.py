@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..io import write_parquet
+from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking, swap
@@ -120,7 +120,7 @@ def _read_all(paths) -> list[pl.DataFrame]:
     for p in paths:
         if not Path(p).exists():
             raise InputError(p, None, "file not found", "check the shard file paths")
-        frames.append(pl.read_parquet(p))
+        frames.append(read_parquet(p))
     return frames
 
 

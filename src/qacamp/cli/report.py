@@ -32,6 +32,7 @@ import polars as pl
 
 from ..config import KIND_DEFAULTS, bootstrap_measures, reliability_plan
 from ..errors import InputError, UsageError
+from ..io import read_parquet as read_pipeline_parquet
 from ..io import write_text
 
 #: Kinds whose runs may abstain (c@1 tables and figures).
@@ -65,10 +66,7 @@ def read_parquet(path: Path) -> pl.DataFrame:
         raise InputError(path, None, "expected file not found",
                          "run the workflow step that writes it (`qacamp score` or "
                          "`qacamp reliability`) for this campaign")
-    try:
-        return pl.read_parquet(path)
-    except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
-        raise InputError(path, None, f"cannot read Parquet ({exc})", "rerun its step") from None
+    return read_pipeline_parquet(path)
 
 
 def plan_measures(campaign: dict, campaign_dir: Path, override: list[str] | None) -> list[str]:
@@ -157,7 +155,7 @@ class Campaign:
         path = self.dir / "ingest" / "questions.parquet"
         if not path.is_file():
             return {}
-        q = pl.read_parquet(path)
+        q = read_parquet(path)
         if not {"test", "topic"} <= set(q.columns):
             return {}
         pairs = q.select("test", "topic").drop_nulls().unique().sort("test", "topic")

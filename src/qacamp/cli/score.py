@@ -8,7 +8,7 @@ from pathlib import Path
 
 def register(sub):
     p = sub.add_parser("score", help="score an ingested campaign: ingest/*.parquet + "
-                       "campaign.json -> scores/*.parquet, runs.csv, campaign.duckdb")
+                       "campaign.json -> scores/*.parquet, runs.csv")
     p.add_argument("--ingest", required=True, metavar="DIR",
                    help="the campaign's ingest folder (tables and campaign.json)")
     p.add_argument("--out", required=True, metavar="DIR", help="the scores folder to write")
@@ -16,10 +16,8 @@ def register(sub):
 
 
 def run(args) -> int:
-    import polars as pl
-
     from ..errors import InputError
-    from ..io import write_scores
+    from ..io import read_parquet, write_scores
     from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
     from ..tables import SCHEMAS, conform, empty
 
@@ -33,7 +31,7 @@ def run(args) -> int:
     tables = {}
     for name in SCHEMAS:
         path = ingest / f"{name}.parquet"
-        tables[name] = conform(name, pl.read_parquet(path), str(path)) if path.exists() \
+        tables[name] = conform(name, read_parquet(path), str(path)) if path.exists() \
             else empty(name)
     kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
     result = score_campaign(kind, tables, campaign)
@@ -41,5 +39,5 @@ def run(args) -> int:
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
     write_scores({name: result[name] for name in OUT_SCHEMAS},
-                 runs_wide(result["runs"], primary, kind), args.out, ingest_dir=ingest)
+                 runs_wide(result["runs"], primary, kind), args.out)
     return 0

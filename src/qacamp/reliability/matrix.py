@@ -37,6 +37,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
+from ..io import read_parquet
 from ..measures import pan
 
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
@@ -399,11 +400,11 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
     m = normalise_measure(measure)
     if unit == "question":
         if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
-            scan = pl.scan_parquet(d / "outcomes.parquet").select(
-                "judgment_set", "run", "qid", "rank", "outcome")
-            if judgment_set is not None:
-                scan = scan.filter(pl.col("judgment_set") == judgment_set)
-            return from_outcomes(scan.collect(), m, judgment_set, include_baselines)
+            frame = read_parquet(d / "outcomes.parquet",
+                                 ["judgment_set", "run", "qid", "rank", "outcome"],
+                                 None if judgment_set is None
+                                 else pl.col("judgment_set") == judgment_set)
+            return from_outcomes(frame, m, judgment_set, include_baselines)
         src = d / "units.parquet"
         df = _read(src).filter(pl.col("measure") == measure)
     else:
@@ -424,4 +425,4 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
 def _read(path: Path) -> pl.DataFrame:
     if not path.exists():
         raise InputError(path, None, "file not found", "run `qacamp score` first")
-    return pl.read_parquet(path)
+    return read_parquet(path)

@@ -1,0 +1,24 @@
+"""``qacamp duckdb``: (re)build a campaign's ``campaign.duckdb``.
+
+One SQL view per Parquet file of ``ingest/``, ``scores/`` and
+``reliability/``.  The views name the files by absolute path, so run this
+again after moving or copying a results folder; the Parquet files are the
+results, the DuckDB file is only an index over them.
+"""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser("duckdb", help="(re)build <campaign folder>/campaign.duckdb: one SQL "
+                       "view per Parquet table", description=__doc__)
+    p.add_argument("campaign_dir", metavar="CAMPAIGN_DIR",
+                   help="the campaign's results folder, e.g. results/trec2002")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..io import write_campaign_duckdb
+
+    print(write_campaign_duckdb(args.campaign_dir))
+    return 0

@@ -1,0 +1,210 @@
+"""qacamp.io at the edges: a truncated pipeline Parquet file is reported (file
+to delete, no traceback) by every command that reads one; a write that fails
+at the operating-system level (full disk) is the project's OutputError naming
+the file and leaves nothing partial; campaign.duckdb is rebuilt by
+``qacamp duckdb`` wherever the results folder moves."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from qacamp.cli import main
+from qacamp.errors import InputError, OutputError
+from qacamp.io import (
+    read_parquet,
+    write_campaign_duckdb,
+    write_csv,
+    write_parquet,
+    write_text,
+)
+
+FRAME = pl.DataFrame({"run": ["a", "b", "c"], "value": [0.5, 0.25, 1.0]})
+
+
+def truncate(path: Path, keep: float = 0.6) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+
+
+def test_read_parquet_reports_a_truncated_file(tmp_path):
+    p = tmp_path / "runs.parquet"
+    write_parquet(FRAME, p)
+    assert read_parquet(p).equals(FRAME)
+    assert read_parquet(p, ["value"], pl.col("run") == "b")["value"].to_list() == [0.25]
+    truncate(p)
+    with pytest.raises(InputError) as info:
+        read_parquet(p)
+    msg = str(info.value)
+    assert msg.startswith(f"{p}: is truncated or corrupt")
+    assert "delete it and rerun" in msg and "\n" not in msg
+    with pytest.raises(InputError, match="file not found"):
+        read_parquet(tmp_path / "missing.parquet")
+
+
+def _one_line_exit_2(capsys, argv: list[str], path: Path) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert str(path) in err and "truncated or corrupt" in err, err
+    return err
+
+
+def _ingest_dir(tmp_path: Path) -> Path:
+    """A real ingested campaign (simulated CLEF QA)."""
+    data = tmp_path / "data"
+    assert main(["simulate", "clef-qa", "--out", str(data), "--runs", "3", "--questions", "20",
+                 "--seed", "2", "--quiet"]) == 0
+    cfg = {"kind": "clef-qa", "questions": str(data / "questions.tsv"),
+           "runs": str(data / "runs" / "*.tsv")}
+    out = tmp_path / "c" / "ingest"
+    assert main(["ingest", "--campaign-json", json.dumps(cfg), "--name", "c",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def test_cli_reports_truncated_pipeline_parquet(tmp_path, capsys):
+    ingest = _ingest_dir(tmp_path)
+    scores = tmp_path / "c" / "scores"
+    assert main(["score", "--ingest", str(ingest), "--out", str(scores)]) == 0
+    capsys.readouterr()
+
+    # qacamp reliability (--scores reads outcomes.parquet / units.parquet)
+    truncate(scores / "outcomes.parquet")
+    _one_line_exit_2(capsys, ["reliability", "swap", "--scores", str(scores), "--measure",
+                              "accuracy", "--judgment-set", "official", "--sizes", "2:4",
+                              "--trials", "2", "--out", str(tmp_path / "s.parquet")],
+                     scores / "outcomes.parquet")
+    # qacamp reliability merge (shards)
+    shard = tmp_path / "shard.parquet"
+    write_parquet(FRAME, shard)
+    truncate(shard)
+    _one_line_exit_2(capsys, ["reliability", "merge", "--kind", "swap",
+                              str(tmp_path / "m.parquet"), str(shard)], shard)
+    # qacamp report (reads scores/runs.parquet)
+    truncate(scores / "runs.parquet")
+    _one_line_exit_2(capsys, ["report", "tables", "--campaign-dir", str(tmp_path / "c"),
+                              "--no-reliability", "--out", str(tmp_path / "t")],
+                     scores / "runs.parquet")
+    # qacamp score (reads ingest/*.parquet)
+    truncate(ingest / "responses.parquet")
+    _one_line_exit_2(capsys, ["score", "--ingest", str(ingest), "--out", str(scores)],
+                     ingest / "responses.parquet")
+    # qacamp duckdb checks every file it indexes
+    _one_line_exit_2(capsys, ["duckdb", str(tmp_path / "c")], ingest / "responses.parquet")
+
+
+# --------------------------------------------------------------------------- full disk
+
+def _no_space(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("writer", ["parquet", "csv", "text"])
+def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypatch, writer):
+    target = tmp_path / f"out.{writer}"
+    target.write_text("previous result")
+    if writer == "parquet":
+        monkeypatch.setattr(pl.DataFrame, "write_parquet", _no_space)
+        call = lambda: write_parquet(FRAME, target)  # noqa: E731
+    elif writer == "csv":
+        monkeypatch.setattr(pl.DataFrame, "write_csv", _no_space)
+        call = lambda: write_csv(FRAME, target)  # noqa: E731
+    else:
+        monkeypatch.setattr(Path, "write_text", _no_space)
+        call = lambda: write_text("x", target)  # noqa: E731
+    with pytest.raises(OutputError) as info:
+        call()
+    assert str(info.value).startswith(f"{target}: cannot write: No space left on device")
+    assert target.read_text(encoding="utf-8") == "previous result"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temporary left
+
+
+def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
+    ingest = _ingest_dir(tmp_path)
+    capsys.readouterr()
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", _no_space)
+    assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "cannot write: No space left on device" in err
+    assert str(tmp_path / "scores" / "outcomes.parquet") in err
+    assert not (tmp_path / "scores").exists() or not any((tmp_path / "scores").iterdir())
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    """A real 64 KiB file system (needs root and mount; skipped otherwise)."""
+    mnt = tmp_path / f"tiny-{uuid.uuid4().hex[:8]}"
+    mnt.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a tmpfs")
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_real_full_disk(tiny_tmpfs):
+    big = pl.DataFrame({"value": [float(i) * 1.000001 for i in range(200_000)]})
+    for name, call in (("x.parquet", write_parquet), ("x.csv", write_csv)):
+        with pytest.raises(OutputError, match="cannot write"):
+            call(big, tiny_tmpfs / "out" / name)
+    assert list((tiny_tmpfs / "out").iterdir()) == []
+
+
+# --------------------------------------------------------------------------- duckdb
+
+def _campaign_dir(root: Path) -> Path:
+    c = root / "camp"
+    write_parquet(pl.DataFrame({"qid": ["1", "2"]}), c / "ingest" / "questions.parquet")
+    write_parquet(FRAME, c / "scores" / "runs.parquet")
+    write_parquet(pl.DataFrame({"size": [5], "swaps": [1]}), c / "reliability" / "swap_x.parquet")
+    return c
+
+
+def _views(db: Path) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.execute("select view_name from duckdb_views() "
+                                           "where not internal order by 1").fetchall()]
+        return {n: con.execute(f'select count(*) from "{n}"').fetchall()[0][0] for n in names}
+    finally:
+        con.close()
+
+
+def test_duckdb_is_rebuilt_where_the_results_are(tmp_path, capsys):
+    c = _campaign_dir(tmp_path / "a")
+    db = write_campaign_duckdb(c)
+    assert _views(db) == {"questions": 2, "runs": 3, "swap_x": 1}
+    moved = tmp_path / "b" / "camp"
+    moved.parent.mkdir()
+    shutil.move(c, moved)
+    con = duckdb.connect(str(moved / "campaign.duckdb"), read_only=True)
+    with pytest.raises(duckdb.Error):  # the views still name the old folder
+        con.execute("select * from runs").fetchall()
+    con.close()
+    # the README's command rebuilds it in place
+    assert main(["duckdb", str(moved)]) == 0
+    assert capsys.readouterr().out.strip() == str(moved / "campaign.duckdb")
+    assert _views(moved / "campaign.duckdb") == {"questions": 2, "runs": 3, "swap_x": 1}
+    con = duckdb.connect(str(moved / "campaign.duckdb"), read_only=True)
+    sqls = [r[0] for r in con.execute("select sql from duckdb_views() where not internal")
+            .fetchall()]
+    con.close()
+    assert all(str(moved.resolve()) in s for s in sqls), sqls
+    assert sorted(p.name for p in moved.iterdir()) == ["campaign.duckdb", "ingest",
+                                                      "reliability", "scores"]
