@@ -93,7 +93,7 @@ def test_unknown_key_is_rejected_with_its_name():
 def test_unknown_key_run_names_campaign_key_and_allowed_keys():
     msg = one_line_error({"campaigns": {"mine": campaign(run="x.tsv")}})
     assert msg == ("config key 'campaigns.mine': unknown key 'run'. "
-                   "Fix: allowed here: kind, questions, reliability, runs, title"), msg
+                   "Fix: allowed here: kind, min_coverage, questions, reliability, runs, title"), msg
 
 
 @pytest.mark.parametrize("mutate, key, words", [

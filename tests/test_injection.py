@@ -78,7 +78,7 @@ PATTERNED = [
     (("campaigns", "q", "language"), "set", "EN"),
     (("campaigns", "c", "reliability", "unit"), "set", "question"),
     (("campaigns", "c", "reliability", "swap", "pairing"), "set", "shared"),
-    (("campaigns", "c", "reliability", "swap", "fit"), "set", "exp"),
+    (("campaigns", "c", "reliability", "swap", "fit"), "set", "exp-binomial"),
     (("campaigns", "c", "kind"), "set", "clef-qa"),
 ]
 

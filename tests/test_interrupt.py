@@ -33,7 +33,6 @@ from workflow_util import (
     BIN,
     DEMO_OUT,
     ROOT,
-    SCORING_NONDETERMINISTIC,
     demo_run,
     demo_workdir,
     differing_files,
@@ -217,19 +216,7 @@ def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_pa
 
     reference = demo_run(tmp_path_factory) / DEMO_OUT
     diff = differing_files(reference, work / DEMO_OUT)
-    assert [d for d in diff if not d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
+    assert diff == []
     for p in tree_files(work / DEMO_OUT).values():
         if p.suffix == ".parquet":
             pl.read_parquet(p)
-
-
-@needs_make
-@pytest.mark.xfail(reason="trec2004 scores/runs.parquet still differs between clean runs "
-                   "(float determinism of scoring); fixed by the lead's scoring change (the "
-                   "qacamp.scoring split): remove this marker when it lands", strict=False)
-def test_demo_resumed_trec2004_is_byte_identical(resumed_demo, tmp_path_factory):
-    work, facts = resumed_demo
-    assert facts["rerun"].returncode == 0
-    reference = demo_run(tmp_path_factory) / DEMO_OUT
-    assert [d for d in differing_files(reference, work / DEMO_OUT)
-            if d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []

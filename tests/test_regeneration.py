@@ -21,7 +21,6 @@ import yaml
 from workflow_util import (
     DEMO_OUT,
     ROOT,
-    SCORING_NONDETERMINISTIC,
     demo_run,
     demo_workdir,
     differing_files,
@@ -139,17 +138,7 @@ def test_two_clean_demo_runs_are_byte_identical(two_demo_runs):
     assert sorted({rel.split("/")[0] for rel in files}) == sorted(campaigns + ["overview"])
     assert len(files) > 400, len(files)
     diff = differing_files(a, b)
-    assert [d for d in diff if not d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
-
-
-@needs_make
-@pytest.mark.xfail(reason="trec2004 scores/runs.parquet still differs between clean runs "
-                   "(float determinism of scoring); fixed by the lead's scoring change (the "
-                   "qacamp.scoring split): remove this marker when it lands", strict=False)
-def test_two_clean_demo_runs_are_byte_identical_trec2004(two_demo_runs):
-    a, b = two_demo_runs
-    assert [d for d in differing_files(a, b)
-            if d.startswith(f"{SCORING_NONDETERMINISTIC}/")] == []
+    assert diff == []
 
 
 def test_demo_config_is_used_without_configfile():

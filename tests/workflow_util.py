@@ -83,10 +83,6 @@ def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int
 MAKE = shutil.which("make")
 VENV_SNAKEMAKE = ROOT / ".venv" / "bin" / "snakemake"
 DEMO_OUT = "results-demo"  # config/config.yaml's outdir
-#: Demo campaign whose scores still differ between two clean runs until the
-#: scoring float-determinism fix (the lead's split of qacamp.scoring) lands;
-#: its comparisons are separate tests marked xfail, every other file is compared.
-SCORING_NONDETERMINISTIC = "trec2004"
 
 needs_make = pytest.mark.skipif(MAKE is None or not VENV_SNAKEMAKE.exists(),
                                 reason="needs make and the project's .venv (make setup)")
