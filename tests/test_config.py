@@ -53,11 +53,14 @@ def test_campaign_block_overrides_top_level():
 
 def test_kind_defaults_are_the_papers_settings():
     trec = reliability_plan({"kind": "trec-factoid", "judgment_sets": {"adjudicated": "x"}})
-    assert trec["swap"]["sizes"] == "1:250" and trec["swap"]["trials"] == 10
+    # sizes follow the collection: 1..half (250 for TREC 2002's 500 questions)
+    assert trec["swap"]["sizes"] == "1:half" and trec["swap"]["trials"] == 10
+    assert trec["swap"]["min_fit_size"] == 21  # "only question set sizes greater than 20"
     assert trec["measures"] == ["cws", "accuracy"] and trec["judgment_set"] == "adjudicated"
     series = reliability_plan({"kind": "trec-series", "judgment_sets": {"a": {}}})
-    assert series["swap"]["sizes"] == "5:32" and series["swap"]["trials"] == 50
-    assert bootstrap_measures(["c_at_1", "cws", "accuracy"]) == ["accuracy"]
+    assert series["swap"]["sizes"] == "5:half" and series["swap"]["trials"] == 50
+    # every measure has a bootstrap test (recomputed measures: the difference statistic)
+    assert bootstrap_measures(["c_at_1", "cws", "accuracy"]) == ["c_at_1", "cws", "accuracy"]
 
 
 def test_demo_config_is_valid():
@@ -93,7 +96,7 @@ def test_unknown_key_is_rejected_with_its_name():
 def test_unknown_key_run_names_campaign_key_and_allowed_keys():
     msg = one_line_error({"campaigns": {"mine": campaign(run="x.tsv")}})
     assert msg == ("config key 'campaigns.mine': unknown key 'run'. "
-                   "Fix: allowed here: kind, min_coverage, questions, reliability, runs, title"), msg
+                   "Fix: allowed here: kind, min_coverage, preset, questions, reliability, runs, title"), msg
 
 
 @pytest.mark.parametrize("mutate, key, words", [

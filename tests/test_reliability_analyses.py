@@ -185,6 +185,34 @@ def test_bootstrap_matches_loop_and_merges():
     assert pairs.filter((pl.col("run_x") == "r0") & (pl.col("run_y") == "r3"))["significant"].item()
     s = summary.row(0, named=True)
     assert 0 < s["discriminative_power"] <= 1 and s["estimated_difference"] > 0
-    c1 = ScoreMatrix(m.units, m.runs, "c_at_1", right=m.values > 0.5, unanswered=m.values < 0)
-    with pytest.raises(UsageError):
-        bootstrap_counts(c1, 10)
+    assert set(pairs["statistic"]) == {"t"}
+
+
+def test_bootstrap_of_recomputed_measure_matches_loop_and_merges():
+    """c@1 is not a mean of per-question scores: each bootstrap sample recomputes
+    it (repeated questions count again) and the statistic is the difference,
+    centred on the observed one (Efron & Tibshirani's paired bootstrap)."""
+    from qacamp.measures.nonresponse import c_at_1
+    from qacamp.reliability.seeds import trial_rng
+
+    m = sim(30, [0.40, 0.45, 0.6], noise=0.3, seed=4)
+    right, unans = m.values > 0.5, m.values < 0.3
+    c1 = ScoreMatrix(m.units, m.runs, "c_at_1", right=right, unanswered=unans, measure="c_at_1")
+    n = c1.n_units
+
+    def score(idx, r):
+        return c_at_1(right[idx, r].sum(), unans[idx, r].sum(), len(idx))
+
+    counts = bootstrap_counts(c1, 150, seed=9)
+    everything = np.arange(n)
+    for row in counts.iter_rows(named=True):
+        x, y = c1.runs.index(row["run_x"]), c1.runs.index(row["run_y"])
+        d = score(everything, x) - score(everything, y)
+        ext = 0
+        for b in range(150):
+            idx = trial_rng(9, "c_at_1", n, b).integers(0, n, n)
+            ext += abs(score(idx, x) - score(idx, y) - d) >= abs(d) - 1e-12
+        assert row["extreme"] == ext and row["t_obs"] == pytest.approx(d)
+        assert row["statistic"] == "difference"
+    parts = [bootstrap_counts(c1, 150, seed=9, shard=i, n_shards=3) for i in range(3)]
+    assert merge_bootstrap(parts).equals(merge_bootstrap([counts]))

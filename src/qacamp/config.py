@@ -17,51 +17,58 @@ from typing import Any
 
 from .errors import ConfigError
 
-#: Reliability defaults per campaign kind (the settings of the source papers).
+#: Reliability defaults per campaign kind.  Subset sizes follow the collection:
+#: ``half`` is the largest size two disjoint subsets allow (Voorhees 2003:
+#: "Since the QA track used 500 questions, we can directly compute the error
+#: rate for question set sizes up to 250 questions"), ``auto`` a step giving
+#: about 25 sizes; the stability subsets are half the collection, as in the
+#: c@1 paper (c = 250 of 500).  Presets (qacamp.presets) set what a campaign's
+#: paper used.
 KIND_DEFAULTS: dict[str, dict[str, Any]] = {
-    # Voorhees 2003 (TREC 2002): c = 1..250 questions, 10 trials; fit on c > 20.
+    # Voorhees 2003 (TREC 2002): every size 1..half, 10 trials; fit on sizes > 20.
     "trec-factoid": {
         "measures": ["cws", "accuracy"],
         "unit": "question",
-        "swap": {"sizes": "1:250", "trials": 10, "min_fit_size": 20},
-        "stability": {"size": 250, "trials": 100},
+        "swap": {"sizes": "1:half", "trials": 10, "min_fit_size": 21},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "adjudicated",
     },
-    # Voorhees 2005 (TREC 2004): c = 5..32 series, 50 trials; fit on c >= 5.
+    # Voorhees 2005 (TREC 2004): sizes 5..half of the series, 50 trials; fit on c >= 5.
     "trec-series": {
         "measures": ["series_score"],
         "unit": "series",
-        "swap": {"sizes": "5:32", "trials": 50, "min_fit_size": 5},
-        "stability": {"size": 32, "trials": 100},
+        "swap": {"sizes": "5:half", "trials": 50, "min_fit_size": 5},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "adjudicated",
     },
-    # c@1 paper: c = 250, 100 trials (here capped at half the questions).
+    # The c@1 paper's measures; sizes up to half the questions.
     "qa4mre": {
         "measures": ["c_at_1", "accuracy", "utility"],
         "unit": "question",
-        "swap": {"sizes": "10:120:10", "trials": 20, "min_fit_size": 20},
-        "stability": {"size": 120, "trials": 100},
+        "swap": {"sizes": "10:half:auto", "trials": 20, "min_fit_size": 21},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "gold",
     },
     "clef-qa": {
         "measures": ["c_at_1", "accuracy", "utility"],
         "unit": "question",
-        "swap": {"sizes": "10:250:10", "trials": 20, "min_fit_size": 20},
-        "stability": {"size": 250, "trials": 100},
+        "swap": {"sizes": "10:half:auto", "trials": 20, "min_fit_size": 21},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "official",
     },
+    # PAN ranks by the edition's overall score; AUC and c@1 beside it.
     "pan": {
-        "measures": ["c_at_1", "accuracy"],
+        "measures": ["overall", "auc", "c_at_1"],
         "unit": "question",
-        "swap": {"sizes": "5:50:5", "trials": 20, "min_fit_size": 10},
-        "stability": {"size": 50, "trials": 100},
+        "swap": {"sizes": "10:half:auto", "trials": 20, "min_fit_size": 21},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "gold",
     },
     "score-matrix": {
         "measures": None,  # the campaign's `measure` (default "score")
         "unit": "topic",
-        "swap": {"sizes": "5:25", "trials": 20, "min_fit_size": 5},
-        "stability": {"size": 25, "trials": 100},
+        "swap": {"sizes": "5:half", "trials": 20, "min_fit_size": 5},
+        "stability": {"size": "half", "trials": 100},
         "judgment_set_default": "matrix",
     },
 }
@@ -77,23 +84,19 @@ GLOBAL_DEFAULTS: dict[str, Any] = {
     "swap": {"bin_width": 0.01, "bins": 21, "pairing": "shared", "fit": "exp-binomial",
              "level": 0.05, "mode": "extrapolate", "observed_at": None, "fitted_bins": None,
              "min_runs": 10, "min_comparisons": 100},
-    "stability": {"fuzz": "0.01:0.10:0.01"},
+    "stability": {"fuzz": "0.01:0.10:0.01", "pairing": "shared"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
     # Kendall tau variant of `qacamp reliability extras --kendall-variant`
     "kendall": {"variant": "tau_a"},
 }
 
 
-#: Measures that are not a mean of per-unit scores (c@1 is recomputed from
-#: counts, CWS depends on each run's confidence order).  Sakai's paired
-#: bootstrap resamples per-unit score differences, so it runs only for the
-#: other (mean-aggregated) measures.
-NON_MEAN_MEASURES = frozenset({"c_at_1", "cws"})
-
-
 def bootstrap_measures(measures: list[str]) -> list[str]:
-    """The measures of ``measures`` the paired bootstrap test applies to."""
-    return [m for m in measures if m not in NON_MEAN_MEASURES]
+    """The measures of ``measures`` the paired bootstrap test runs on: all of
+    them (mean-aggregated measures with Sakai's studentised statistic, the
+    others, recomputed on each sample, with the difference itself;
+    :mod:`qacamp.reliability.bootstrap`)."""
+    return list(measures)
 
 
 def _merge(base: dict, over: dict | None) -> dict:
@@ -124,12 +127,15 @@ def primary_judgment_set(campaign: dict) -> str:
 
 
 def reliability_plan(campaign: dict, global_cfg: dict | None = None) -> dict:
-    """Resolved reliability settings of one campaign: global defaults, then the
-    kind's defaults, then the config's top-level ``reliability``, then the
-    campaign's own ``reliability`` block."""
+    """Resolved reliability settings of one campaign: the analysis defaults, the
+    kind's defaults, the campaign's preset (docs/presets.md), the config's
+    top-level ``reliability`` block, then the campaign's own block."""
+    from .presets import preset_settings
+
     kind = campaign["kind"]
     kd = {k: v for k, v in KIND_DEFAULTS[kind].items() if k != "judgment_set_default"}
     plan = _merge(GLOBAL_DEFAULTS, kd)
+    plan = _merge(plan, preset_settings(campaign).get("reliability"))
     plan = _merge(plan, (global_cfg or {}).get("reliability"))
     plan = _merge(plan, campaign.get("reliability"))
     if not plan.get("measures"):
@@ -282,9 +288,14 @@ def validate_config(config: dict, schema_path: str | Path) -> None:
 
 def _check_campaign(name: str, campaign: dict, top: dict) -> None:
     from .measures import KIND_MEASURES
+    from .presets import preset_settings
 
     prefix = f"campaigns.{name}"
     kind = campaign["kind"]
+    preset = preset_settings(campaign, key=f"{prefix}.preset")
+    if kind == "trec-series" and "year" not in campaign and "year" not in preset:
+        raise ConfigError(prefix, "missing required key 'year'",
+                          "add 'year:' (2004-2007), or a preset that sets it (e.g. trec2004)")
     sets = campaign.get("judgment_sets") or {}
     if "primary" in campaign and campaign["primary"] not in sets:
         raise ConfigError(f"{prefix}.primary", f"{_short(campaign['primary'])} is not one of "

@@ -42,15 +42,17 @@ class Preset:
 
 
 _TREC2002_SWAP = {
-    "sizes": "1:250", "trials": 10, "pairing": "shared", "mode": "extrapolate",
-    "bins": 21, "bin_width": 0.01, "min_fit_size": 21, "fit_bins": "1:16", "level": 0.05,
+    "sizes": "1:half", "trials": 10, "pairing": "shared", "mode": "extrapolate",
+    "bins": 21, "bin_width": 0.01, "min_fit_size": 21, "fitted_bins": "0.01:0.16",
+    "level": 0.05,
 }
 
-_SERIES_SWAP = {"sizes": "5:32", "trials": 50, "pairing": "shared", "mode": "extrapolate",
+_SERIES_SWAP = {"sizes": "5:half", "trials": 50, "pairing": "shared", "mode": "extrapolate",
                 "bins": 21, "bin_width": 0.01, "min_fit_size": 5, "level": 0.05}
 _SERIES_SOURCES = {
     "reliability.swap.sizes": (V2005, "we can directly compute the error rate for test sizes "
-                               "up to 32 series. The smallest test set used is five series"),
+                               "up to 32 series. The smallest test set used is five series "
+                               "(32 = half of the 64 series: 'half')"),
     "reliability.swap.trials": (V2005, "The entire procedure is repeated 50 times (i.e., we "
                                 "perform 50 trials)"),
     "reliability.swap.pairing": (V2005, "we randomly select two disjoint sets of series of the "
@@ -66,6 +68,11 @@ _SERIES_SOURCES = {
     "reliability.unit": (V2005, "the series is at an appropriate level of granularity for "
                          "aggregating scores"),
 }
+_LOCAL_SOURCE = ("Dang, Lin & Kelly 2006 (TREC 2006 QA overview)",
+                 "the evaluation of factoid and list responses distinguished between answers "
+                 "that were globally correct ... and those that were only locally correct; "
+                 "NIST's judged files are believed to mark the latter with 4 (not confirmed "
+                 "from a primary source: override judgment_codes if your files differ)")
 _C1_SWAP = {"sizes": "250", "trials": 100, "pairing": "per-pair", "mode": "observed",
             "observed_at": 250, "bins": 21, "bin_width": 0.01, "level": 0.05}
 _C1_SOURCES = {
@@ -89,7 +96,7 @@ _C1_SOURCES = {
 _QA4MRE_RELIABILITY = {
     "measures": ["c_at_1", "accuracy"],
     "swap": {**{k: v for k, v in _C1_SWAP.items() if k not in ("sizes", "observed_at")},
-             "sizes": "half", "observed_at": "half"},
+             "sizes": "half", "observed_at": None},
     "stability": {"size": "half", "trials": 100, "fuzz": "0.01:0.10:0.01", "pairing": "per-pair"},
 }
 _QA4MRE_SOURCES = {
@@ -113,7 +120,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                                  "confidence-weighted score or the raw number of correctly "
                                  "answered questions"),
         "reliability.swap.sizes": (V2003, "Each question set size from 1 to 250 is treated as "
-                                   "a separate experiment"),
+                                   "a separate experiment (250 = half of the 500 questions: "
+                                   "'half')"),
         "reliability.swap.trials": (V2003, "The entire procedure is repeated 10 times (i.e., "
                                     "we perform 10 trials)"),
         "reliability.swap.pairing": (V2003, "we randomly select two disjoint sets of questions "
@@ -123,7 +131,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                                   "containing all runs with a difference of at least 0.2"),
         "reliability.swap.min_fit_size": (V2003, "The input to the curve-fitting procedure used "
                                           "only question set sizes greater than 20"),
-        "reliability.swap.fit_bins": (V2003, "Curves could not be fit for the first bin "
+        "reliability.swap.fitted_bins": (V2003, "Curves could not be fit for the first bin "
                                       "(differences less than .01) ... or for bins where "
                                       "differences were greater than 0.16"),
         "reliability.swap.level": (V2003, "The horizontal line in the graph in Figure 2 is "
@@ -164,6 +172,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     }),
     Preset("trec2006", ("trec-series",), "TREC 2006 QA track", {
         "year": 2006, "other_score": "nugget", "beta": 3,
+        "judgment_codes": {"4": "L"},
         "reliability": {"measures": ["series_score"], "unit": "series",
                         "swap": dict(_SERIES_SWAP), "kendall": {"variant": "tau_a"}},
     }, {
@@ -172,10 +181,12 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         "other_score": (G2006, "these secondary scores are experimental and will not be used "
                         "to calculate the per-series scores"),
         "reliability": (V2005, "the TREC 2004 analysis of Voorhees 2005, carried over"),
+        "judgment_codes": _LOCAL_SOURCE,
         **_SERIES_SOURCES,
     }),
     Preset("trec2007", ("trec-series",), "TREC 2007 QA track", {
         "year": 2007, "other_score": "pyramid", "beta": 3,
+        "judgment_codes": {"4": "L"},
         "reliability": {"measures": ["series_score"], "unit": "series",
                         "swap": dict(_SERIES_SWAP), "kendall": {"variant": "tau_a"}},
     }, {
@@ -184,6 +195,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                         "using multiple assessors' judgments of the importance of information "
                         "nuggets"),
         "reliability": (V2005, "the TREC 2004 analysis of Voorhees 2005, carried over"),
+        "judgment_codes": _LOCAL_SOURCE,
         **_SERIES_SOURCES,
     }),
     Preset("clef2009", ("clef-qa",), "CLEF QA 2009 (ResPubliQA), the c@1 paper's analysis", {

@@ -128,7 +128,11 @@ def reliability_targets(name):
 
 
 EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]
-EDITION_CAMPAIGNS = [c for c in CAMPAIGNS if "edition" in config["campaigns"][c]]
+# QA4MRE editions (a PAN campaign's `edition` names the evaluator's rules instead)
+EDITION_CAMPAIGNS = [
+    c for c in CAMPAIGNS
+    if config["campaigns"][c]["kind"] == "qa4mre" and "edition" in config["campaigns"][c]
+]
 
 
 def extras_targets(name):
@@ -150,11 +154,38 @@ def matrix_argv(wc):
     )
 
 
+def config_prefix(wc):
+    """The config key errors about the campaign's reliability settings name."""
+    return f"campaigns.{wc.campaign}.reliability"
+
+
 def swap_argv(wc):
     s = plan(wc.campaign)["swap"]
     return argv(
         "--sizes", s["sizes"], "--trials", s["trials"], "--bin-width", s["bin_width"],
-        "--bins", s["bins"], "--pairing", s["pairing"],
+        "--bins", s["bins"], "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
+    )
+
+
+def fit_argv(wc):
+    s = plan(wc.campaign)["swap"]
+    words = [
+        "--model", s["fit"], "--min-fit-size", s["min_fit_size"], "--level", s["level"],
+        "--bin-width", s["bin_width"], "--mode", s["mode"], "--min-runs", s["min_runs"],
+        "--min-comparisons", s["min_comparisons"],
+    ]
+    if s.get("observed_at") is not None:
+        words += ["--observed-at", s["observed_at"]]
+    if s.get("fitted_bins") is not None:
+        words += ["--fitted-bins", s["fitted_bins"]]
+    return argv(*words)
+
+
+def stability_argv(wc):
+    s = plan(wc.campaign)["stability"]
+    return argv(
+        "--size", s["size"], "--trials", s["trials"], "--fuzz", s["fuzz"],
+        "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
     )
 
 

@@ -55,12 +55,7 @@ rule swap_fit:
         summary=out("{campaign}/reliability/swap_{measure}_summary.parquet"),
     params:
         matrix_argv=matrix_argv,
-        fit_argv=lambda wc: argv(
-            "--model", plan(wc.campaign)["swap"]["fit"],
-            "--min-fit-size", plan(wc.campaign)["swap"]["min_fit_size"],
-            "--level", plan(wc.campaign)["swap"]["level"],
-            "--bin-width", plan(wc.campaign)["swap"]["bin_width"],
-        ),
+        fit_argv=fit_argv,
     conda:
         "../envs/qacamp.yaml"
     log:
@@ -79,11 +74,7 @@ rule stability_shard:
         temp(out("{campaign}/reliability/shards/stability_{measure}.{shard}.parquet")),
     params:
         matrix_argv=matrix_argv,
-        stability_argv=lambda wc: argv(
-            "--size", plan(wc.campaign)["stability"]["size"],
-            "--trials", plan(wc.campaign)["stability"]["trials"],
-            "--fuzz", plan(wc.campaign)["stability"]["fuzz"],
-        ),
+        stability_argv=stability_argv,
         seed=lambda wc: plan(wc.campaign)["seed"],
         shard=lambda wc: f"{wc.shard}/{SHARDS}",
     conda:
@@ -175,6 +166,7 @@ for _c in CAMPAIGNS:
                 "--out", out(f"{_c}/reliability"),
             ),
             measures_argv=options("--measure", plan(_c)["measures"]),
+            kendall_argv=argv("--kendall-variant", plan(_c)["kendall"]["variant"]),
             summaries_argv=lambda wc, input: options("--summary", input.summaries),
         conda:
             "../envs/qacamp.yaml"
@@ -182,4 +174,4 @@ for _c in CAMPAIGNS:
             out(f"{_c}/logs/extras.log"),
         shell:
             "qacamp reliability extras {params.dirs_argv} {params.measures_argv} "
-            "{params.summaries_argv} 2> {log:q}"
+            "{params.kendall_argv} {params.summaries_argv} 2> {log:q}"

@@ -23,19 +23,20 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError, UsageError
+from ..errors import ConfigError, InputError, UsageError
 from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking, swap
 from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
-from ..reliability.seeds import parse_grid, parse_shard, parse_sizes
+from ..reliability.seeds import parse_grid, parse_shard, parse_size, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
 from ..reliability.stability import (
     merge_stability_counts,
     stability_counts,
     summarize_stability,
 )
+from ..reliability.swap import check_sizes
 
 #: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
 DEFAULT_MATRIX_MEASURE = "score"
@@ -44,6 +45,12 @@ DEFAULT_MATRIX_MEASURE = "score"
 def _warn(command: str, lines) -> None:
     for line in lines:
         print(f"qacamp reliability {command}: warning: {line}", file=sys.stderr)
+
+
+def _config_prefix(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config-prefix", default=None, metavar="KEY",
+                   help="config key the settings come from (the workflow passes "
+                        "campaigns.<name>.reliability): errors about sizes name it")
 
 
 def _add_input(p: argparse.ArgumentParser) -> None:
@@ -81,11 +88,26 @@ def _seed_name(args, m) -> str:
     return args.measure or m.measure
 
 
+def _config_sizes(args, key: str, parse):
+    """Sizes parsed and checked against the collection; with ``--config-prefix``
+    (the workflow) an impossible size is a ConfigError naming the config key."""
+    try:
+        return parse()
+    except UsageError as exc:
+        if not args.config_prefix:
+            raise
+        raise ConfigError(f"{args.config_prefix}.{key}", str(exc),
+                          "lower the size, or write 'half' for the largest size the "
+                          "collection allows") from None
+
+
 def _run_swap(args) -> int:
     m = _load(args)
     i, n = parse_shard(args.shard)
+    sizes = _config_sizes(args, "swap.sizes",
+                          lambda: check_sizes(parse_sizes(args.sizes, m.n_units), m.n_units))
     bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
-    df = swap.swap_counts(m, parse_sizes(args.sizes), args.trials, args.seed, _seed_name(args, m),
+    df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
                           args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
     write_parquet(df, args.out)
     return 0
@@ -94,7 +116,9 @@ def _run_swap(args) -> int:
 def _run_stability(args) -> int:
     m = _load(args)
     i, n = parse_shard(args.shard)
-    counts = stability_counts(m, args.size, args.trials, args.seed, parse_grid(args.fuzz),
+    size = _config_sizes(args, "stability.size", lambda: check_sizes(
+        [parse_size(args.size, m.n_units)], m.n_units, subsets=1)[0])
+    counts = stability_counts(m, size, args.trials, args.seed, parse_grid(args.fuzz),
                               _seed_name(args, m), args.pairing, i, n)
     out = counts if args.shard or args.counts else summarize_stability(counts)
     write_parquet(out, args.out)
@@ -268,7 +292,10 @@ def register(sub) -> None:
 
     s = rs.add_parser("swap", help="swap counts per (size, bin): size, bin, swaps, comparisons")
     _add_input(s)
-    s.add_argument("--sizes", required=True, help="a:b or a:b:step (inclusive) or a,b,c")
+    s.add_argument("--sizes", required=True,
+                   help="a:b or a:b:step (inclusive) or a,b,c; b may be 'half' (the largest "
+                        "size the collection allows), step 'auto' (about 25 sizes)")
+    _config_prefix(s)
     s.add_argument("--trials", type=int, default=50)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--bin-width", type=float, default=0.01)
@@ -280,7 +307,9 @@ def register(sub) -> None:
 
     s = rs.add_parser("stability", help="stability vs discrimination: fuzziness, error_rate, prop_ties")
     _add_input(s)
-    s.add_argument("--size", type=int, required=True)
+    s.add_argument("--size", required=True,
+                   help="subset size: an integer or 'half' (half the collection)")
+    _config_prefix(s)
     s.add_argument("--trials", type=int, default=100)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--fuzz", default="0.01:0.10:0.01")

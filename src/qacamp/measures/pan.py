@@ -78,6 +78,8 @@ EDITIONS: dict[str, tuple[str, ...]] = {
 PRODUCT_EDITIONS = ("2014", "2015")
 #: the measures the array functions and the score matrix compute
 ARRAY_MEASURES = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
+#: the edition of a campaign that names none: the newest evaluator's rules
+DEFAULT_EDITION = "2023"
 
 MEASURES = (
     Measure("auc", "pan", "ROC AUC over all problems (non-answers 0.5 and missing problems "
@@ -381,6 +383,17 @@ def align(values: pl.DataFrame, truth: pl.DataFrame
     dense[placed["_q"].to_numpy(), placed["_r"].to_numpy()] = placed["value"].to_numpy()
     same = dict(zip(tq["qid"].to_list(), tq["same"].to_list(), strict=True))
     return qids, runs, dense, np.array([same[q] for q in qids], dtype=bool)
+
+
+def frames_from_tables(responses: pl.DataFrame, options: pl.DataFrame
+                       ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(values, truth)`` for :func:`align` from the canonical tables: the runs'
+    scores (``responses.score``) and the truth (option ``Y`` marked correct)."""
+    values = (responses.filter(pl.col("score").is_not_null())
+              .select("run", "qid", pl.col("score").alias("value")))
+    truth = (options.filter(pl.col("option") == "Y")
+             .select("qid", pl.col("correct").fill_null(False).alias("same")))
+    return values, truth
 
 
 def score_runs(values: pl.DataFrame, truth: pl.DataFrame, edition: object) -> pl.DataFrame:

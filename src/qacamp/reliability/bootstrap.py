@@ -17,6 +17,17 @@ difference that is just at the significance threshold for that pair; the
 estimate is the MAXIMUM of these over all pairs (Sakai's conservative choice);
 the median is reported too.
 
+Measures that are not a mean of per-unit scores (c@1, CWS, PAN's AUC and
+overall: aggregators other than ``mean``) have no per-unit differences to
+studentise.  For them the statistic is the difference itself, recomputed on
+each bootstrap sample (``subset_scores`` of the drawn units, repeats
+included): ``d*_b = M_x(b) - M_y(b)``, centred on the observed difference
+``d`` for the null hypothesis, and ``ASL = #{b : |d*_b - d| >= |d|} / B``
+(the paired bootstrap test of a difference, Efron & Tibshirani 1993, ch. 16);
+the difference at the threshold is the ``floor(B * alpha)``-th largest
+``|d*_b - d|``.  The ``statistic`` column says which form a row used
+(``t`` or ``difference``).  The draws are the same for both forms.
+
 Kernel: the bootstrap samples become a counts matrix ``C`` (B, n); then
 ``C @ W`` and ``C @ W**2`` give the means and variances of every pair on every
 sample in two matrix products.  Shard outputs are per-pair mergeable counts:
@@ -37,13 +48,16 @@ from .seeds import shard_trials, trial_rng
 from .swap import pair_index
 
 COUNT_SCHEMA = {"measure": pl.Utf8, "run_x": pl.Utf8, "run_y": pl.Utf8, "n_units": pl.Int64,
+                "statistic": pl.Utf8,
                 "mean_diff": pl.Float64, "t_obs": pl.Float64, "alpha": pl.Float64,
                 "total_samples": pl.Int64, "extreme": pl.Int64, "samples": pl.Int64,
                 "top_abs_t": pl.List(pl.Float64), "top_abs_diff": pl.List(pl.Float64)}
-PAIR_SCHEMA = {"measure": pl.Utf8, "run_x": pl.Utf8, "run_y": pl.Utf8, "mean_diff": pl.Float64,
+PAIR_SCHEMA = {"measure": pl.Utf8, "run_x": pl.Utf8, "run_y": pl.Utf8, "statistic": pl.Utf8,
+               "mean_diff": pl.Float64,
                "t_obs": pl.Float64, "asl": pl.Float64, "significant": pl.Boolean,
                "diff_at_threshold": pl.Float64}
-SUMMARY_SCHEMA = {"measure": pl.Utf8, "alpha": pl.Float64, "samples": pl.Int64,
+SUMMARY_SCHEMA = {"measure": pl.Utf8, "statistic": pl.Utf8, "alpha": pl.Float64,
+                  "samples": pl.Int64,
                   "n_pairs": pl.Int64, "n_significant": pl.Int64,
                   "discriminative_power": pl.Float64, "estimated_difference": pl.Float64,
                   "median_difference": pl.Float64}
@@ -64,9 +78,6 @@ def bootstrap_counts(matrix: ScoreMatrix, samples: int = 1000, seed: int = 0,
                      n_shards: int = 1, shard_mode: str = "contiguous",
                      chunk: int = 128) -> pl.DataFrame:
     """Per-pair mergeable counts for the bootstrap samples of one shard."""
-    if matrix.aggregator != "mean":
-        raise UsageError("the paired bootstrap needs per-unit scores (aggregator 'mean'); "
-                         f"got {matrix.aggregator!r}")
     if samples < 1 or not 0 < alpha < 1:
         raise UsageError("samples must be >= 1 and 0 < alpha < 1")
     if matrix.n_runs < 2 or matrix.n_units < 2:
@@ -74,13 +85,19 @@ def bootstrap_counts(matrix: ScoreMatrix, samples: int = 1000, seed: int = 0,
     name = matrix.measure if measure is None else measure
     n = matrix.n_units
     ii, jj = pair_index(matrix.n_runs)
-    z = matrix.values[:, ii] - matrix.values[:, jj]  # (n, P)
-    zbar = z.mean(axis=0)
-    t_obs = _studentise(zbar, z.var(axis=0, ddof=1), n)
-    w = z - zbar
-    w2 = w * w
     k = int(np.floor(samples * alpha))
     tr = shard_trials(samples, shard, n_shards, shard_mode)
+    studentised = matrix.aggregator == "mean"
+    if studentised:
+        z = matrix.values[:, ii] - matrix.values[:, jj]  # (n, P)
+        zbar = z.mean(axis=0)
+        t_obs = _studentise(zbar, z.var(axis=0, ddof=1), n)
+        w = z - zbar
+        w2 = w * w
+    else:
+        full = matrix.full_scores()
+        zbar = full[ii] - full[jj]
+        t_obs = zbar.copy()
     extreme = np.zeros(len(ii), np.int64)
     top_t = np.zeros((0, len(ii)))
     top_d = np.zeros((0, len(ii)))
@@ -89,17 +106,24 @@ def bootstrap_counts(matrix: ScoreMatrix, samples: int = 1000, seed: int = 0,
     # whatever the sharding (BLAS results can depend on the block shape).
     for block_id in np.unique(tr // chunk):  # memory blocks of bootstrap samples
         block = tr[tr // chunk == block_id]
-        cnt = np.zeros((chunk, n))
-        for b in block:  # seeding per sample
-            cnt[b % chunk] = np.bincount(trial_rng(seed, name, n, int(b)).integers(0, n, n),
-                                         minlength=n)
         rows = block % chunk
-        m = (cnt @ w / n)[rows]
-        var = ((cnt @ w2 / n)[rows] - m * m) * (n / (n - 1))
-        abs_t = np.abs(_studentise(m, var, n))
+        draws = np.zeros((chunk, n), np.int64)
+        for b in block:  # seeding per sample
+            draws[b % chunk] = trial_rng(seed, name, n, int(b)).integers(0, n, n)
+        if studentised:
+            cnt = np.zeros((chunk, n))
+            for r in rows:
+                cnt[r] = np.bincount(draws[r], minlength=n)
+            m = (cnt @ w / n)[rows]
+            var = ((cnt @ w2 / n)[rows] - m * m) * (n / (n - 1))
+            abs_t = np.abs(_studentise(m, var, n))
+            abs_d = np.abs(m)
+        else:  # the measure recomputed on each sample, centred on the observed difference
+            sc = matrix.subset_scores(draws[rows])
+            abs_t = abs_d = np.abs(sc[:, ii] - sc[:, jj] - zbar)
         extreme += (abs_t >= np.abs(t_obs) - 1e-12).sum(axis=0)
         if k:
-            top_t, top_d = _keep_top(np.vstack([top_t, abs_t]), np.vstack([top_d, np.abs(m)]), k)
+            top_t, top_d = _keep_top(np.vstack([top_t, abs_t]), np.vstack([top_d, abs_d]), k)
     runs = np.asarray(matrix.runs, dtype=object)
     order = np.argsort(-top_t, axis=0, kind="stable")
     top_t = np.take_along_axis(top_t, order, 0).T
@@ -107,7 +131,9 @@ def bootstrap_counts(matrix: ScoreMatrix, samples: int = 1000, seed: int = 0,
     p = len(ii)
     return pl.DataFrame({
         "measure": [name] * p, "run_x": runs[ii].tolist(), "run_y": runs[jj].tolist(),
-        "n_units": np.full(p, n, np.int64), "mean_diff": zbar, "t_obs": t_obs,
+        "n_units": np.full(p, n, np.int64),
+        "statistic": ["t" if studentised else "difference"] * p,
+        "mean_diff": zbar, "t_obs": t_obs,
         "alpha": np.full(p, alpha), "total_samples": np.full(p, samples, np.int64),
         "extreme": extreme, "samples": np.full(p, len(tr), np.int64),
         "top_abs_t": [r.tolist() for r in top_t], "top_abs_diff": [r.tolist() for r in top_d],
@@ -132,7 +158,8 @@ def merge_bootstrap(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
     df = pl.concat([f.select(list(COUNT_SCHEMA)).cast(COUNT_SCHEMA) for f in frames])
     key = ["measure", "run_x", "run_y"]
     base = (df.group_by(key, maintain_order=True)
-            .agg(pl.col("n_units", "mean_diff", "t_obs", "alpha", "total_samples").first(),
+            .agg(pl.col("n_units", "statistic", "mean_diff", "t_obs", "alpha",
+                        "total_samples").first(),
                  pl.col("extreme").sum(), pl.col("samples").sum()))
     tops = (df.select(*key, "alpha", "total_samples", "top_abs_t", "top_abs_diff")
             .explode("top_abs_t", "top_abs_diff").drop_nulls("top_abs_t")
@@ -158,7 +185,8 @@ def bootstrap_results(counts: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]
     alpha = float(counts["alpha"][0]) if counts.height else float("nan")
     n_sig = int(pairs["significant"].sum())
     summary = pl.DataFrame([{
-        "measure": counts["measure"][0] if counts.height else "", "alpha": alpha,
+        "measure": counts["measure"][0] if counts.height else "",
+        "statistic": counts["statistic"][0] if counts.height else "", "alpha": alpha,
         "samples": int(counts["samples"].max() or 0), "n_pairs": pairs.height,
         "n_significant": n_sig, "discriminative_power": n_sig / pairs.height if pairs.height else None,
         "estimated_difference": pairs["diff_at_threshold"].max(),

@@ -392,12 +392,17 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
     """Build a matrix from the pipeline's ``scores/`` folder.
 
     ``unit="question"``: question-level measures (accuracy, c_at_1, utility,
-    cws) come from ``outcomes.parquet``; any other measure from
+    cws) come from ``outcomes.parquet``; PAN's measures (auc, f1, f_05_u,
+    brier, overall) from the runs' scores and the truth in the campaign's
+    ``ingest/`` folder beside ``scores/`` (responses, options, and the edition
+    in campaign.json), recomputed on every subset; any other measure from
     ``units.parquet``.  ``unit`` in ``series``, ``test``, ``topic``, ``qtype``:
     rows of ``runs.parquet`` with that scope (mean-aggregated).
     """
     d = Path(scores_dir)
     m = normalise_measure(measure)
+    if unit == "question" and m in pan.ARRAY_MEASURES and m not in OUTCOME_MEASURES:
+        return _from_pan_ingest(d.parent / "ingest", m, include_baselines)
     if unit == "question":
         if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
             frame = read_parquet(d / "outcomes.parquet",
@@ -420,6 +425,24 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
         raise InputError(src, None, f"no rows for measure {measure!r}, unit {unit!r}, "
                          f"judgment set {judgment_set!r}", "check --measure/--unit/--judgment-set")
     return from_long(df, "unit", "run", "value", measure=m, include_baselines=include_baselines)
+
+
+def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
+    import json
+
+    cfg_path = ingest / "campaign.json"
+    if not cfg_path.exists():
+        raise InputError(cfg_path, None, "file not found",
+                         f"the PAN measure {measure!r} is recomputed from the ingested scores: "
+                         "run `qacamp ingest` first (scores/ and ingest/ side by side)")
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    if cfg.get("kind") != "pan":
+        raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
+                         f"{cfg.get('kind')!r} campaign")
+    edition = (cfg.get("options") or {}).get("edition") or pan.DEFAULT_EDITION
+    values, truth = pan.frames_from_tables(_read(ingest / "responses.parquet"),
+                                           _read(ingest / "options.parquet"))
+    return from_pan(values, truth, measure, edition, include_baselines)
 
 
 def _read(path: Path) -> pl.DataFrame:

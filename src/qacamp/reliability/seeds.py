@@ -10,6 +10,7 @@ process and must not be used).
 
 from __future__ import annotations
 
+import math
 import zlib
 
 import numpy as np
@@ -69,27 +70,50 @@ def parse_shard(spec: str | None) -> tuple[int, int]:
     return i, n
 
 
-def parse_sizes(spec: str) -> list[int]:
-    """Parse ``"a:b"`` or ``"a:b:step"`` (inclusive) or ``"a,b,c"`` or ``"a"``."""
+def parse_sizes(spec: str, n_units: int | None = None, subsets: int = 2) -> list[int]:
+    """Parse subset sizes: ``"a:b"`` or ``"a:b:step"`` (inclusive), ``"a,b,c"`` or
+    ``"a"``.  ``b`` may be ``half``, the largest size the collection allows
+    (``n_units // subsets``: two disjoint subsets for the swap method), and a
+    lone ``half`` is that size; ``step`` may be ``auto``, about 25 sizes from
+    ``a`` to ``b`` (``ceil((b - a) / 24)``).  ``half`` needs ``n_units``."""
     s = str(spec).strip()
+    if "half" in s and n_units is None:
+        raise UsageError(f"sizes {spec!r}: 'half' needs the collection size")
+    half = (n_units // subsets) if n_units is not None else 0
     try:
-        if ":" in s:
-            parts = [int(x) for x in s.split(":")]
+        if s == "half":
+            out = [half]
+        elif ":" in s:
+            parts = s.split(":")
             if len(parts) not in (2, 3):
                 raise ValueError
-            a, b = parts[0], parts[1]
-            step = parts[2] if len(parts) == 3 else 1
+            a = int(parts[0])
+            b = half if parts[1] == "half" else int(parts[1])
+            if len(parts) == 3 and parts[2] == "auto":
+                step = max(1, math.ceil((b - a) / 24))
+            else:
+                step = int(parts[2]) if len(parts) == 3 else 1
             if step < 1 or b < a:
                 raise ValueError
             out = list(range(a, b + 1, step))
         else:
             out = [int(x) for x in s.split(",") if x.strip()]
     except ValueError:
-        raise UsageError(f"sizes {spec!r}: expected a:b, a:b:step (inclusive, step >= 1) "
-                         "or a comma list of integers") from None
+        raise UsageError(f"sizes {spec!r}: expected a:b, a:b:step (inclusive, step >= 1 or "
+                         "auto; b may be half) or a comma list of integers"
+                         + (f"; this collection allows sizes up to {half}" if n_units else "")
+                         ) from None
     if not out or min(out) < 1:
         raise UsageError(f"sizes {spec!r}: sizes must be >= 1")
     return out
+
+
+def parse_size(spec: str | int, n_units: int | None = None, subsets: int = 1) -> int:
+    """One subset size: an integer, or ``half`` (``n_units // 2``)."""
+    sizes = parse_sizes(str(spec), n_units, 2 if str(spec).strip() == "half" else subsets)
+    if len(sizes) != 1:
+        raise UsageError(f"size {spec!r}: give one integer or 'half'")
+    return sizes[0]
 
 
 def parse_grid(spec: str) -> list[float]:

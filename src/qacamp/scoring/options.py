@@ -35,8 +35,6 @@ PASS_RULES = ("at_least", "more_than")
 COMPONENTS = ("factoid", "list", "other")
 #: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
 MAX_RANK = 5
-#: PAN edition of a campaign that names none: the newest evaluator's rules
-PAN_EDITION = "2023"
 
 
 def default_other_score(year: int | None) -> str:
@@ -86,7 +84,7 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
     opts["series_weights"] = series.resolve_weights(year, opts.get("weights"))
     if kind == "pan":
         try:
-            opts["edition"] = pan.check_edition(opts.get("edition") or PAN_EDITION)
+            opts["edition"] = pan.check_edition(opts.get("edition") or pan.DEFAULT_EDITION)
         except UsageError as exc:
             raise ConfigError("edition", str(exc), f"use one of {', '.join(pan.EDITIONS)}"
                               ) from None

@@ -19,19 +19,9 @@ from .context import Context
 from .frames import JS, Collector
 
 
-def pan_frames(t: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(values, truth)`` frames of :func:`qacamp.measures.pan.align` from the
-    canonical tables: values = the responses' scores, truth = option ``Y``."""
-    values = (t["responses"].filter(pl.col("score").is_not_null())
-              .select("run", "qid", pl.col("score").alias("value")))
-    truth = (t["options"].filter(pl.col("option") == "Y")
-             .select("qid", pl.col("correct").fill_null(False).alias("same")))
-    return values, truth
-
-
 def pan_scores(ctx: Context, out: Collector) -> None:
     """The edition's measures (c@1 excepted) per run and judgment set."""
-    values, truth = pan_frames(ctx.t)
+    values, truth = pan.frames_from_tables(ctx.t["responses"], ctx.t["options"])
     if not truth.height:
         return
     long = pan.score_runs(values, truth, ctx.opts["edition"])
