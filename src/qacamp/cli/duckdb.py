@@ -8,10 +8,11 @@ results, the DuckDB file is only an index over them.
 
 from __future__ import annotations
 
+from . import HELP
+
 
 def register(sub) -> None:
-    p = sub.add_parser("duckdb", help="(re)build <campaign folder>/campaign.duckdb: one SQL "
-                       "view per Parquet table", description=__doc__)
+    p = sub.add_parser("duckdb", help=HELP["duckdb"], description=__doc__)
     p.add_argument("campaign_dir", metavar="CAMPAIGN_DIR",
                    help="the campaign's results folder, e.g. results/trec2002")
     p.set_defaults(func=run)

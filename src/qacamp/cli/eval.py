@@ -20,6 +20,7 @@ import polars as pl
 
 from .. import measures
 from ..errors import ConfigError, UsageError
+from . import HELP
 
 NAME = "eval"
 """Campaign name of the config built from the command line."""
@@ -72,7 +73,7 @@ def _beta_rank(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub):
-    p = sub.add_parser("eval", help="score runs from raw files (trec_eval style)",
+    p = sub.add_parser("eval", help=HELP["eval"],
                        description=__doc__.split("\n\n")[0])
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     k = kinds.add_parser("qa4mre", help=KIND_HELP["qa4mre"])

@@ -16,10 +16,11 @@ import json
 from pathlib import Path
 
 from ..errors import ConfigError, UsageError
+from . import HELP
 
 
 def register(sub):
-    p = sub.add_parser("ingest", help="read a campaign's raw files into canonical Parquet tables",
+    p = sub.add_parser("ingest", help=HELP["ingest"],
                        description=__doc__.split("\n\n")[0])
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", type=Path, help="YAML/JSON workflow config file")

@@ -8,10 +8,11 @@ from pathlib import Path
 from ..errors import ConfigError, InputError
 from ..io import write_text
 from ..manifest import build_manifest, dumps
+from . import HELP
 
 
 def register(sub) -> None:
-    p = sub.add_parser("manifest", help="write the provenance manifest of a campaign's results",
+    p = sub.add_parser("manifest", help=HELP["manifest"],
                        description=__doc__)
     p.add_argument("--config", required=True, type=Path,
                    help="workflow config as JSON whose `campaigns` holds NAME, e.g. "

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import HELP
+
 
 def register(sub):
-    p = sub.add_parser("measures", help="list the measures (name, family, aggregation, "
-                       "formula, citation)",
+    p = sub.add_parser("measures", help=HELP["measures"],
                        description="Print the measure registry as a tab-separated table.")
     p.add_argument("--markdown", nargs="?", const="docs/measures.md", default=None,
                    metavar="PATH", help="write the registry as Markdown to PATH "

@@ -37,6 +37,7 @@ from ..reliability.stability import (
     summarize_stability,
 )
 from ..reliability.swap import check_sizes
+from . import HELP
 
 #: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
 DEFAULT_MATRIX_MEASURE = "score"
@@ -286,7 +287,7 @@ def _run_extras(args) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reliability", help="swap method, fits, stability, bootstrap, Kendall tau",
+    p = sub.add_parser("reliability", help=HELP["reliability"],
                        description=__doc__.splitlines()[0])
     rs = p.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
 

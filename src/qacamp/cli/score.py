@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import HELP
+
 
 def register(sub):
-    p = sub.add_parser("score", help="score an ingested campaign: ingest/*.parquet + "
-                       "campaign.json -> scores/*.parquet, runs.csv")
+    p = sub.add_parser("score", help=HELP["score"])
     p.add_argument("--ingest", required=True, metavar="DIR",
                    help="the campaign's ingest folder (tables and campaign.json)")
     p.add_argument("--out", required=True, metavar="DIR", help="the scores folder to write")

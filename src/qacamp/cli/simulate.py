@@ -17,6 +17,7 @@ import sys
 import time
 
 from ..errors import UsageError
+from . import HELP
 
 # option name -> (attribute, help)
 SIZE_OPTIONS = {
@@ -32,7 +33,7 @@ SIZE_OPTIONS = {
 def register(sub) -> None:
     from ..simulate import KINDS
 
-    p = sub.add_parser("simulate", help="write a simulated campaign in the raw formats",
+    p = sub.add_parser("simulate", help=HELP["simulate"],
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=[*KINDS, "demo"], help="campaign kind, or demo")

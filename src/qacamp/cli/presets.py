@@ -1,0 +1,35 @@
+"""`qacamp presets`: list the campaign presets (or write docs/presets.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import HELP
+
+
+def register(sub):
+    p = sub.add_parser("presets", help=HELP["presets"],
+                       description="Print the presets: name, kinds, title, settings.")
+    p.add_argument("--markdown", nargs="?", const="docs/presets.md", default=None,
+                   metavar="PATH", help="write the presets as Markdown to PATH "
+                   "(default docs/presets.md; '-' for stdout)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from .. import presets
+    from ..io import write_text
+
+    if args.markdown is not None:
+        text = presets.to_markdown() + "\n"
+        if args.markdown == "-":
+            sys.stdout.write(text)
+        else:
+            write_text(text, Path(args.markdown))
+        return 0
+    print("name\tkinds\ttitle\tsettings")
+    for p in presets.PRESETS.values():
+        settings = "; ".join(f"{k}={v}" for k, v in presets.flatten(p.settings))
+        print(f"{p.name}\t{','.join(p.kinds)}\t{p.title}\t{settings}")
+    return 0

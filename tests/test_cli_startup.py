@@ -1,0 +1,48 @@
+"""The command starts fast: only the subcommand being run is imported."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("polars", "numpy", "scipy", "matplotlib", "duckdb", "pyarrow")
+PROBE = """
+import sys
+from qacamp.cli import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+print("MODULES:" + ",".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def loaded(argv: list[str]) -> set[str]:
+    res = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+                         capture_output=True, text=True, timeout=120)
+    line = [ln for ln in res.stdout.splitlines() if ln.startswith("MODULES:")][-1]
+    return set(filter(None, line.removeprefix("MODULES:").split(",")))
+
+
+def test_version_and_help_import_no_heavy_library():
+    assert loaded(["--version"]) == set()
+    assert loaded(["--help"]) == set()
+
+
+def test_a_subcommand_imports_what_it_needs_only():
+    # presets and measures' help: no dataframe library needed to list them
+    assert loaded(["presets", "--help"]) == set()
+    # eval needs polars, never matplotlib or duckdb
+    assert not {"matplotlib", "duckdb"} & loaded(["eval", "pan", "--help"])
+
+
+def test_every_subcommand_still_parses(capsys):
+    from qacamp.cli import HELP, build_parser
+
+    parser = build_parser()  # all registered
+    for name in HELP:
+        try:
+            parser.parse_args([name, "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0
+    assert "qacamp eval" in capsys.readouterr().out
