@@ -380,9 +380,9 @@ def test_cli_tables_qa4mre(tmp_path, capsys):
     swap = pl.read_csv(out / "swap_summary.csv")
     assert swap["measure"].to_list() == ["c_at_1", "accuracy", "utility"]
     boot = pl.read_csv(out / "bootstrap.csv")
-    # c@1 is not a mean of per-question scores: no bootstrap test (config.bootstrap_measures)
-    assert boot["measure"].to_list() == ["accuracy", "utility"]
-    assert boot["power_pct"].to_list() == pytest.approx([75.0] * 2)
+    # every measure has a bootstrap test (c@1 recomputed on each sample: config.bootstrap_measures)
+    assert boot["measure"].to_list() == ["c_at_1", "accuracy", "utility"]
+    assert boot["power_pct"].to_list() == pytest.approx([75.0] * 3)
 
 
 def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
