@@ -75,7 +75,8 @@ def parse_sizes(spec: str, n_units: int | None = None, subsets: int = 2) -> list
     ``"a"``.  ``b`` may be ``half``, the largest size the collection allows
     (``n_units // subsets``: two disjoint subsets for the swap method), and a
     lone ``half`` is that size; ``step`` may be ``auto``, about 25 sizes from
-    ``a`` to ``b`` (``ceil((b - a) / 24)``).  ``half`` needs ``n_units``."""
+    ``a`` to ``b``, both included (step ``ceil((b - a) / 24)``, then ``b``).
+    ``half`` needs ``n_units``."""
     s = str(spec).strip()
     if "half" in s and n_units is None:
         raise UsageError(f"sizes {spec!r}: 'half' needs the collection size")
@@ -89,13 +90,16 @@ def parse_sizes(spec: str, n_units: int | None = None, subsets: int = 2) -> list
                 raise ValueError
             a = int(parts[0])
             b = half if parts[1] == "half" else int(parts[1])
-            if len(parts) == 3 and parts[2] == "auto":
+            auto = len(parts) == 3 and parts[2] == "auto"
+            if auto:
                 step = max(1, math.ceil((b - a) / 24))
             else:
                 step = int(parts[2]) if len(parts) == 3 else 1
             if step < 1 or b < a:
                 raise ValueError
             out = list(range(a, b + 1, step))
+            if auto and out[-1] != b:  # auto steps end at the stop size itself
+                out.append(b)
         else:
             out = [int(x) for x in s.split(",") if x.strip()]
     except ValueError:
