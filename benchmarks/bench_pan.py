@@ -7,9 +7,12 @@ times
 - the official PAN 2022 evaluator, one process per submission as organizers
   run it (``python clef22_pan22_verif_evaluator.py -i TRUTH -a ANSWERS -o OUT``:
   interpreter start, imports, reading the JSON lines, scoring, writing);
-- qacamp: reading the same files (polars) and :func:`qacamp.measures.pan.score_runs`
-  for all submissions in one call; and the pure functions alone on the aligned
-  arrays (:func:`qacamp.measures.pan.evaluate`);
+- ``qacamp eval pan --truth TRUTH --edition 2022 --precision full ANSWERS...``
+  as one process for all submissions, start-up included (the strict readers,
+  the ingest checks and the scoring the workflow uses);
+- and, for reference, reading the files with polars plus
+  :func:`qacamp.measures.pan.score_runs`, and the pure functions alone on the
+  aligned arrays (:func:`qacamp.measures.pan.evaluate`);
 
 prints both times, their ratio, and the largest difference between the
 evaluator's printed (3-decimal) values and qacamp's (at most 0.0005).
@@ -72,6 +75,21 @@ def official(evaluator: Path, truth_dir: Path, folders: dict[str, Path], out: Pa
     return time.perf_counter() - start, results
 
 
+def qacamp_eval(truth_dir: Path, folders: dict[str, Path]):
+    """``qacamp eval pan`` as a whole process; returns (seconds, {(run, measure): value})."""
+    exe = Path(sys.executable).parent / "qacamp"
+    cmd = [str(exe), "eval", "pan", "--truth", str(truth_dir / "truth.jsonl"), "--edition",
+           "2022", "--precision", "full", *[str(f / "answers.jsonl") for f in folders.values()]]
+    start = time.perf_counter()
+    res = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    values = {}
+    for line in res.stdout.splitlines()[1:]:
+        run, measure, _scope, _unit, value = line.split("\t")
+        values[(run, measure)] = float(value)
+    return took, values
+
+
 def qacamp_scores(truth_dir: Path, folders: dict[str, Path]):
     start = time.perf_counter()
     truth = pl.read_ndjson(truth_dir / "truth.jsonl").select(
@@ -102,12 +120,18 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         folders = write_campaign(root, args.runs, args.problems, args.seed)
         t_official, printed = official(args.evaluator, root / "sim", folders, root / "out")
+        t_eval, evaluated = qacamp_eval(root / "sim", folders)
         t_qacamp, t_pure, scores = qacamp_scores(root / "sim", folders)
     mine = {(r, m): v for r, m, v in scores.iter_rows()}
     worst = max(abs(mine[(run, KEYS[k])] - v) for run, res in printed.items() for k, v in res.items())
+    worst_eval = max(abs(evaluated[(run, KEYS[k])] - v)
+                     for run, res in printed.items() for k, v in res.items())
+    worst = max(worst, worst_eval)
     print(f"campaign: {len(folders)} submissions x {args.problems:,} problems (simulated, seed {args.seed})")
     print(f"official PAN 2022 evaluator, one process per submission: {t_official:.2f} s")
-    print(f"qacamp, read files + score all submissions:              {t_qacamp:.3f} s "
+    print(f"qacamp eval pan, one process, start-up included:         {t_eval:.2f} s "
+          f"(ratio {t_official / t_eval:.1f}x)")
+    print(f"qacamp, read files + score_runs (in process):             {t_qacamp:.3f} s "
           f"(ratio {t_official / t_qacamp:.0f}x)")
     print(f"qacamp pure functions on the aligned arrays:             {t_pure:.3f} s "
           f"(ratio {t_official / t_pure:.0f}x)")
