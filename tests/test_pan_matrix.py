@@ -13,7 +13,8 @@ import pytest
 from qacamp.errors import UsageError
 from qacamp.measures import pan
 from qacamp.reliability import matrix as matrix_mod
-from qacamp.reliability.matrix import ScoreMatrix, from_pan
+from qacamp.reliability.builders import from_pan
+from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.stability import merge_stability_counts, stability_counts
 from qacamp.reliability.swap import merge_swap, swap_counts
 

@@ -7,12 +7,8 @@ import polars as pl
 import pytest
 
 from qacamp.errors import InputError, UsageError
-from qacamp.reliability.matrix import (
-    ScoreMatrix,
-    from_long,
-    from_outcomes,
-    read_matrix_file,
-)
+from qacamp.reliability.builders import from_long, from_outcomes, read_matrix_file
+from qacamp.reliability.matrix import ScoreMatrix
 
 
 def naive_cws(right_in_conf_order):

@@ -28,7 +28,8 @@ from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking, swap
-from ..reliability.matrix import from_scores_dir, normalise_measure, read_matrix_file
+from ..reliability.builders import from_scores_dir, read_matrix_file
+from ..reliability.matrix import normalise_measure
 from ..reliability.seeds import parse_grid, parse_shard, parse_size, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
 from ..reliability.stability import (

@@ -41,18 +41,18 @@ boxplot.parquet, equivalence_<measure>.parquet.
 
 from .agreement import judgment_tuples
 from .bootstrap import bootstrap_counts, bootstrap_results, bootstrap_test, merge_bootstrap
-from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
-from .distributions import box_stats, median_zero_share
-from .equivalence import equivalence_groups
-from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
-from .matrix import (
-                     ScoreMatrix,
+from .builders import (
                      from_long,
                      from_outcomes,
                      from_scores_dir,
                      from_wide,
                      read_matrix_file,
 )
+from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
+from .distributions import box_stats, median_zero_share
+from .equivalence import equivalence_groups
+from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
+from .matrix import ScoreMatrix
 from .ranking import kendall_tau, ranking_swaps, tau_table, tied_pairs
 from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rng, trial_seed
 from .stability import merge_stability_counts, stability, stability_counts, summarize_stability

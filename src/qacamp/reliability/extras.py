@@ -57,7 +57,7 @@ from ..errors import UsageError
 from .agreement import judgment_tuples
 from .distributions import box_stats, median_zero_share
 from .equivalence import equivalence_groups
-from .matrix import BASELINE_PREFIX, _natural
+from .matrix import BASELINE_PREFIX, natural
 from .ranking import DEFAULT_VARIANT, TAU_SCHEMA, ranking_swaps, tau_table
 
 AUTOMATIC_SET = "automatic"
@@ -210,7 +210,7 @@ def boxplot_frame(runs: pl.DataFrame, primary: str, measure: str = "series_score
         return pl.DataFrame(schema=BOXPLOT_SCHEMA)
     df = df.select(pl.col("unit").cast(pl.Utf8), pl.col("value").cast(pl.Float64))
     out = box_stats(df).select(list(BOXPLOT_SCHEMA)).cast(BOXPLOT_SCHEMA)
-    order = sorted(range(out.height), key=lambda i: _natural(out["unit"][i]))
+    order = sorted(range(out.height), key=lambda i: natural(out["unit"][i]))
     return out[order]
 
 

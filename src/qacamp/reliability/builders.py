@@ -1,0 +1,243 @@
+"""Score-matrix builders: the pipeline's frames and files -> :class:`ScoreMatrix`.
+
+From ``scores/outcomes.parquet`` (question-level accuracy, utility, c@1,
+CWS), long or wide frames (mean-aggregated per-unit scores), PAN's per-problem
+scores and truth (:func:`from_pan`), a score-matrix file
+(:func:`read_matrix_file`, one strict reader shared with ingest) or a whole
+``scores/`` folder (:func:`from_scores_dir`).  Builders drop baseline runs
+(names starting with ``baseline:``) unless ``include_baselines=True``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..errors import InputError, UsageError
+from ..io import read_parquet
+from ..measures import pan
+from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
+
+
+def _drop_baselines(df: pl.DataFrame, run_col: str, include: bool) -> pl.DataFrame:
+    if include:
+        return df
+    return df.filter(~pl.col(run_col).cast(pl.Utf8).str.starts_with(BASELINE_PREFIX))
+
+
+def _index(df: pl.DataFrame, unit_col: str, run_col: str):
+    """Sorted unit and run labels and each row's (unit, run) position, computed
+    with vectorised lookups (no per-row Python work: 10M rows in about a second)."""
+    ucol, rcol = df[unit_col].cast(pl.Utf8), df[run_col].cast(pl.Utf8)
+    units = tuple(sorted(ucol.unique().to_list(), key=natural))
+    runs = tuple(sorted(rcol.unique().to_list()))
+    ui = ucol.replace_strict(list(units), list(range(len(units))),
+                             return_dtype=pl.Int64).to_numpy()
+    ri = rcol.replace_strict(list(runs), list(range(len(runs))),
+                             return_dtype=pl.Int64).to_numpy()
+    return units, runs, ui, ri
+
+
+def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None = None,
+                  include_baselines: bool = False) -> ScoreMatrix:
+    """Question-level matrix from ``scores/outcomes.parquet``.
+
+    ``measure``: ``accuracy`` (values = outcome == "R"), ``utility`` (+1 R,
+    -1 W, 0 unanswered), ``c_at_1`` (right = R, unanswered = outcome starts
+    with "U") or ``cws`` (right = R, rank with nulls last).  A (run, question)
+    cell absent from the frame counts as unanswered with no response.
+    ``judgment_set=None`` is allowed only when the frame holds one set.
+    """
+    m = normalise_measure(measure)
+    if m not in OUTCOME_MEASURES:
+        raise UsageError(f"measure {measure!r} is not question-level; use one of "
+                         f"{', '.join(OUTCOME_MEASURES)}")
+    need = {"judgment_set", "run", "qid", "rank", "outcome"}
+    missing = need - set(outcomes.columns)
+    if missing:
+        raise UsageError(f"outcomes frame lacks columns {sorted(missing)}")
+    sets = outcomes["judgment_set"].unique().to_list()
+    if judgment_set is None:
+        if len(sets) != 1:
+            raise UsageError(f"outcomes hold judgment sets {sorted(sets)}; pass judgment_set")
+        judgment_set = sets[0]
+    df = outcomes.filter(pl.col("judgment_set") == judgment_set)
+    if df.height == 0:
+        raise UsageError(f"no outcomes for judgment set {judgment_set!r} (have {sorted(sets)})")
+    df = _drop_baselines(df, "run", include_baselines)
+    units, runs, ui, ri = _index(df, "qid", "run")
+    shape = (len(units), len(runs))
+    if np.bincount(ui * shape[1] + ri, minlength=shape[0] * shape[1]).max(initial=0) > 1:
+        raise UsageError("outcomes hold duplicate (run, qid) rows")
+    outcome = df["outcome"].cast(pl.Utf8)
+    is_r = (outcome == "R").fill_null(False).to_numpy()
+    is_u = outcome.str.starts_with("U").fill_null(False).to_numpy()
+    agg = OUTCOME_MEASURES[m]
+    if agg == "mean":
+        vals = np.zeros(shape)
+        cell = is_r.astype(np.float64) if m == "accuracy" else np.where(is_r, 1.0, np.where(is_u, 0.0, -1.0))
+        vals[ui, ri] = cell
+        return ScoreMatrix(units, runs, "mean", values=vals, measure=m)
+    right = np.zeros(shape, bool)
+    right[ui, ri] = is_r
+    if agg == "c_at_1":
+        unans = np.ones(shape, bool)
+        unans[ui, ri] = is_u
+        return ScoreMatrix(units, runs, "c_at_1", right=right, unanswered=unans, measure=m)
+    big = np.iinfo(np.int64).max
+    rank = np.full(shape, big, np.int64)
+    rank[ui, ri] = df["rank"].cast(pl.Int64).fill_null(big).to_numpy()
+    return ScoreMatrix(units, runs, "cws", right=right, rank=rank, measure=m)
+
+
+def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
+             edition: object | None = None, include_baselines: bool = False) -> ScoreMatrix:
+    """PAN matrix (aggregator ``"pan"``) from the pipeline's per-problem frames.
+
+    ``values``: one row per answered (run, problem) with columns ``run``,
+    ``qid`` (strings) and ``value`` (float in [0, 1], 0.5 = no answer);
+    ``truth``: one row per problem with ``qid`` and ``same`` (bool).  A problem
+    a run did not answer counts 0.5 (PAN's rule).  ``measure``: one of
+    ``auc, c_at_1, f_05_u, f1, brier, overall``; ``edition`` (2014, 2015,
+    2020-2023) is required for ``overall``.  Units are the problems in string
+    order of their ids, runs sorted by name; baseline runs are dropped unless
+    ``include_baselines``.  :class:`UsageError` on malformed frames (see
+    :func:`qacamp.measures.pan.align`).
+    """
+    m = normalise_measure(measure)
+    pan.check_measure(m, edition)
+    if "run" in values.columns:
+        values = _drop_baselines(values, "run", include_baselines)
+    qids, runs, dense, same = pan.align(values, truth)
+    return ScoreMatrix(qids, runs, "pan", values=dense, measure=m, truth=same,
+                       edition=None if edition is None else str(edition))
+
+
+def from_long(df: pl.DataFrame, unit_col: str = "unit", run_col: str = "run",
+              value_col: str = "value", measure: str = "", include_baselines: bool = False,
+              missing: str = "error") -> ScoreMatrix:
+    """Mean-aggregated matrix from a long frame (e.g. ``runs.parquet`` rows of one
+    measure and scope, or ``units.parquet`` rows of one measure).
+
+    ``missing="error"`` raises when a (unit, run) cell is absent or null;
+    ``missing="zero"`` scores it 0.
+    """
+    for col in (unit_col, run_col, value_col):
+        if col not in df.columns:
+            raise UsageError(f"frame lacks column {col!r} (has {df.columns})")
+    df = _drop_baselines(df, run_col, include_baselines)
+    if df.height == 0:
+        raise UsageError("no rows to build a score matrix from")
+    if df.select(pl.struct(unit_col, run_col).is_duplicated().any()).item():
+        raise UsageError(f"duplicate ({unit_col}, {run_col}) rows")
+    units, runs, ui, ri = _index(df, unit_col, run_col)
+    vals = np.full((len(units), len(runs)), np.nan)
+    vals[ui, ri] = df[value_col].cast(pl.Float64).to_numpy()
+    holes = np.isnan(vals)
+    if holes.any():
+        if missing != "zero":
+            u, r = np.argwhere(holes)[0]
+            raise UsageError(f"{int(holes.sum())} (unit, run) cells are missing or null, "
+                             f"e.g. unit {units[u]!r} run {runs[r]!r}; pass missing='zero' to score them 0")
+        vals[holes] = 0.0
+    return ScoreMatrix(units, runs, "mean", values=vals, measure=measure)
+
+
+def from_wide(frame: pl.DataFrame, measure: str = "", unit_col: str | None = None,
+              include_baselines: bool = False) -> ScoreMatrix:
+    """Mean-aggregated matrix from a wide frame (one column per run)."""
+    runs = [c for c in frame.columns if c != unit_col]
+    if not include_baselines:
+        runs = [r for r in runs if not r.startswith(BASELINE_PREFIX)]
+    units = (tuple(frame[unit_col].cast(pl.Utf8).to_list()) if unit_col
+             else tuple(f"u{i + 1}" for i in range(frame.height)))
+    vals = frame.select(runs).cast(pl.Float64).to_numpy()
+    return ScoreMatrix(units, tuple(runs), "mean", values=np.ascontiguousarray(vals), measure=measure)
+
+
+def read_matrix_file(path: str | Path, measure: str = "", include_baselines: bool = False) -> ScoreMatrix:
+    """Read a score matrix file with the project's one strict matrix reader,
+    :func:`qacamp.readers.matrix.read_matrix_table` (CSV, optionally ``.gz``, or
+    Parquet; wide with a header of run names, or long ``unit, run, value`` as
+    ingest writes it; every rule is documented there and in docs/formats.md).
+    Wide files keep their unit and run order; long ones are indexed like
+    :func:`from_long`.  Raises :class:`InputError` naming file and place."""
+    from ..readers.matrix import read_matrix_table
+
+    table = read_matrix_table(path)
+    if table.layout == "long":
+        return from_long(table.long(), "unit", "run", "value", measure=measure,
+                         include_baselines=include_baselines)
+    keep = [j for j, r in enumerate(table.runs)
+            if include_baselines or not r.startswith(BASELINE_PREFIX)]
+    if not keep:
+        raise InputError(path, None, "every run is a baseline",
+                         "include the baselines, or add the runs' columns")
+    return ScoreMatrix(table.units, tuple(table.runs[j] for j in keep), "mean",
+                       values=np.ascontiguousarray(table.values[:, keep]), measure=measure)
+
+
+def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question",
+                    judgment_set: str | None = None, include_baselines: bool = False) -> ScoreMatrix:
+    """Build a matrix from the pipeline's ``scores/`` folder.
+
+    ``unit="question"``: question-level measures (accuracy, c_at_1, utility,
+    cws) come from ``outcomes.parquet``; PAN's measures (auc, f1, f_05_u,
+    brier, overall) from the runs' scores and the truth in the campaign's
+    ``ingest/`` folder beside ``scores/`` (responses, options, and the edition
+    in campaign.json), recomputed on every subset; any other measure from
+    ``units.parquet``.  ``unit`` in ``series``, ``test``, ``topic``, ``qtype``:
+    rows of ``runs.parquet`` with that scope (mean-aggregated).
+    """
+    d = Path(scores_dir)
+    m = normalise_measure(measure)
+    if unit == "question" and m in pan.ARRAY_MEASURES and m not in OUTCOME_MEASURES:
+        return _from_pan_ingest(d.parent / "ingest", m, include_baselines)
+    if unit == "question":
+        if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
+            frame = read_parquet(d / "outcomes.parquet",
+                                 ["judgment_set", "run", "qid", "rank", "outcome"],
+                                 None if judgment_set is None
+                                 else pl.col("judgment_set") == judgment_set)
+            return from_outcomes(frame, m, judgment_set, include_baselines)
+        src = d / "units.parquet"
+        df = _read(src).filter(pl.col("measure") == measure)
+    else:
+        src = d / "runs.parquet"
+        df = _read(src).filter((pl.col("measure") == measure) & (pl.col("scope") == unit))
+    if judgment_set is None:
+        sets = df["judgment_set"].unique().to_list()
+        if len(sets) > 1:
+            raise UsageError(f"{src}: several judgment sets {sorted(sets)}; pass --judgment-set")
+    else:
+        df = df.filter(pl.col("judgment_set") == judgment_set)
+    if df.height == 0:
+        raise InputError(src, None, f"no rows for measure {measure!r}, unit {unit!r}, "
+                         f"judgment set {judgment_set!r}", "check --measure/--unit/--judgment-set")
+    return from_long(df, "unit", "run", "value", measure=m, include_baselines=include_baselines)
+
+
+def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
+    import json
+
+    cfg_path = ingest / "campaign.json"
+    if not cfg_path.exists():
+        raise InputError(cfg_path, None, "file not found",
+                         f"the PAN measure {measure!r} is recomputed from the ingested scores: "
+                         "run `qacamp ingest` first (scores/ and ingest/ side by side)")
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    if cfg.get("kind") != "pan":
+        raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
+                         f"{cfg.get('kind')!r} campaign")
+    edition = (cfg.get("options") or {}).get("edition") or pan.DEFAULT_EDITION
+    values, truth = pan.frames_from_tables(_read(ingest / "responses.parquet"),
+                                           _read(ingest / "options.parquet"))
+    return from_pan(values, truth, measure, edition, include_baselines)
+
+
+def _read(path: Path) -> pl.DataFrame:
+    if not path.exists():
+        raise InputError(path, None, "file not found", "run `qacamp score` first")
+    return read_parquet(path)
