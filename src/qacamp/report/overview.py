@@ -89,7 +89,6 @@ def facts(c: Campaign, run_table) -> dict:
         "runs": len(blocks) - n_base, "baselines": n_base,
         "judgment_sets": sets, "primary": c.judgment_set,
         "dropped": drops,
-        "full_size": None,
     }
 
 

@@ -50,7 +50,7 @@ def series_boxplot_figure(runs: pl.DataFrame, judgment_set: str,
                      f"(judgment set {judgment_set})")
         note = "Boxes: quartiles; median in red; whiskers at 1.5 times the interquartile range."
         if step > 1:
-            note += f" Every {step}th series is labelled."
+            note += f" One series in {step} is labelled on the axis."
         if dropped:
             reasons: dict[str, list[str]] = {}
             for unit, reason in sorted(dropped, key=lambda d: natural_key(d[0])):
