@@ -314,3 +314,26 @@ def test_index_links_every_campaign_and_the_editions(tmp_path, capsys):
     part = [r for r in QA_COUNTS if not r.startswith("baseline:")]
     assert html.count(">3<") >= 2  # participants' runs of each QA4MRE edition
     assert len(part) == 3
+
+
+def test_page_warnings_list_ingest_warnings_automatic_judgments_and_weak_evidence(tmp_path,
+                                                                                   capsys):
+    cdir = qa4mre_campaign(tmp_path)
+    pl.DataFrame({"file": ["runs/x.xml"], "place": ["line 12"], "kind": ["autojudge-truncated"],
+                  "message": ["3 answers of run 'x' are longer than 5000 characters"],
+                  "count": [3]}).write_parquet(cdir / "ingest" / "warnings.parquet")
+    runs = pl.read_parquet(cdir / "scores" / "runs.parquet")
+    pl.concat([runs, runs.with_columns(pl.lit("automatic").alias("judgment_set"))]) \
+        .write_parquet(cdir / "scores" / "runs.parquet")
+    summary = pl.read_parquet(cdir / "reliability" / "swap_c_at_1_summary.parquet")
+    summary.with_columns(pl.lit("only 5 runs (10 pairs)").alias("warning")) \
+        .write_parquet(cdir / "reliability" / "swap_c_at_1_summary.parquet")
+    fake_figures(cdir)
+    run_cli("report", "page", "--campaign-dir", str(cdir), "--out", str(cdir / "report.html"),
+            "--judgment-set", "gold")
+    html = (cdir / "report.html").read_text(encoding="utf-8")
+    warnings = html.split('id="warnings"')[1].split("</section>")[0]
+    assert "3 answers of run &#39;x&#39; are longer than 5000 characters (3 cases)" in warnings
+    assert "runs/x.xml line 12" in warnings
+    assert "Automatic judgments" in warnings
+    assert "Swap method, c@1: weak evidence: only 5 runs (10 pairs)." in warnings

@@ -21,7 +21,7 @@ import polars as pl
 from ..measures import label
 from .figures.base import plural
 from .tables import agreement_counts, comparison_of
-from .tables.reliability import _split_ranking
+from .tables.reliability import split_ranking
 
 
 def pct(x: float | None, digits: int = 0) -> str:
@@ -143,7 +143,7 @@ def kendall_sentences(kendall: pl.DataFrame, primary: str) -> list[str]:
     for r in rows:
         a, b = str(r["ranking_a"]), str(r["ranking_b"])
         kind = comparison_of(a, b)
-        (ma, sa), (_, sb) = _split_ranking(a), _split_ranking(b)
+        (ma, sa), (_, sb) = split_ranking(a), split_ranking(b)
         if kind == "judgment sets" and primary in (sa, sb):
             by_measure.setdefault(ma, []).append(float(r["tau"]))
         elif kind != "judgment sets":
@@ -156,7 +156,7 @@ def kendall_sentences(kendall: pl.DataFrame, primary: str) -> list[str]:
                    f"give{'' if n > 1 else 's'} rankings with Kendall {span}{var} against the "
                    f"ranking under {primary} (Voorhees 2003, Table 3).")
     for kind, a, b, tau in others:
-        (ma, _), (mb, _) = _split_ranking(a), _split_ranking(b)
+        (ma, _), (mb, _) = split_ranking(a), split_ranking(b)
         source = (" (per-series vs per-type aggregation, as Voorhees 2005 compares them)"
                   if kind == "aggregations" else "")
         out.append(f"Ranking the runs by {label(ma)} and by {label(mb)} gives orders with "

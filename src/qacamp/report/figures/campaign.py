@@ -57,7 +57,7 @@ def series_boxplot_figure(runs: pl.DataFrame, judgment_set: str,
                 reasons.setdefault(reason, []).append(str(unit))
             note += " Not shown (no series score): " + "; ".join(
                 f"series {', '.join(units)} ({reason})" for reason, units in reasons.items()) + "."
-        footnote(fig, note, width=max(110, int(len(series) * 1.6)))
+        footnote(fig, note, width=int(fig.get_figwidth() * 18))
     return fig
 
 

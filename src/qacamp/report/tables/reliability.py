@@ -137,14 +137,14 @@ COMPARISONS = {
 AGGREGATIONS = frozenset({"series_score", "type_score"})
 
 
-def _split_ranking(text: str) -> tuple[str, str | None]:
+def split_ranking(text: str) -> tuple[str, str | None]:
     measure, sep, js = str(text).partition("@")
     return (measure, js) if sep else (str(text), None)
 
 
 def comparison_of(a: str, b: str) -> str:
     """``judgment sets``, ``aggregations`` or ``measures`` for two ranking labels."""
-    (ma, sa), (mb, sb) = _split_ranking(a), _split_ranking(b)
+    (ma, sa), (mb, sb) = split_ranking(a), split_ranking(b)
     if ma == mb:
         return "judgment sets"
     if {ma, mb} == AGGREGATIONS:
@@ -155,7 +155,7 @@ def comparison_of(a: str, b: str) -> str:
 def ranking_text(a: str, b: str) -> str:
     """``CWS: adjudicated vs assessor1`` / ``adjudicated: CWS vs accuracy``;
     labels without ``@`` as they are."""
-    (ma, sa), (mb, sb) = _split_ranking(a), _split_ranking(b)
+    (ma, sa), (mb, sb) = split_ranking(a), split_ranking(b)
     if sa is None or sb is None:
         return f"{a} vs {b}"
     if ma == mb:
@@ -385,4 +385,4 @@ def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
 
 __all__ = ["swap_summary_table", "kendall_table", "agreement_table", "agreement_counts",
            "equivalence_table", "bootstrap_table", "distributions_table", "generic_table",
-           "comparison_of", "ranking_text", "COMPARISONS", "SUMMARY_COLUMNS"]
+           "comparison_of", "ranking_text", "split_ranking", "COMPARISONS", "SUMMARY_COLUMNS"]
