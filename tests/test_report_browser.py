@@ -153,3 +153,25 @@ def test_demo_tables_have_none_of_the_listed_defects(demo):
     pan = (demo / "pan/tables/runs.md").read_text()
     for header in ("AUC", "c@1", "F0.5u", "F1", "Brier", "Overall"):
         assert f"| {header} |" in pan or f" {header} |" in pan, header
+
+
+def test_make_report_writes_snakemakes_report_at_its_default_path(demo):
+    """`make report` after the demo (the README's command, no REPORT given):
+    Snakemake's own report lands at results-demo/report.html (the Makefile's
+    default; it used to be lost to an `export` before its `?=`).  It is removed
+    again: the shared demo outdir is compared
+    file by file with another run."""
+    import subprocess
+
+    from workflow_util import MAKE, ROOT, env
+
+    target = demo / "report.html"
+    try:
+        res = subprocess.run([MAKE or "make", "-f", str(ROOT / "Makefile"), "report",
+                              "CONFIG=config/config.yaml"], cwd=demo.parent, capture_output=True,
+                             text=True, env={k: v for k, v in env().items() if k != "REPORT"},
+                             timeout=900)
+        assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+        assert target.is_file() and target.stat().st_size > 100_000
+    finally:
+        target.unlink(missing_ok=True)
