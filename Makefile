@@ -20,6 +20,9 @@ BIN     := $(VENV)/bin
 # inside double quotes, so a file name is never parsed as shell code.
 export QACAMP_ROOT := $(ROOT)
 export QACAMP_BIN := $(BIN)
+# (REPORT is given its default before the export: `export` of an undefined
+# variable defines it as empty, and a later `?=` would then never apply)
+REPORT  ?= results-demo/report.html
 export CONFIG PROFILE CORES ARGS REPORT
 RUN      = PATH="$$QACAMP_BIN:$$PATH" "$$QACAMP_BIN/python" "$$QACAMP_ROOT/workflow/run.py" --workflow-profile "$$PROFILE" --cores "$$CORES"
 
@@ -45,7 +48,6 @@ run:
 # Self-contained HTML report of a finished run: after `make demo`, `make report`
 # writes results-demo/report.html; for your own campaigns
 # `make report CONFIG=my.yaml REPORT=results/report.html`.
-REPORT ?= results-demo/report.html
 report:
 	@test -x "$$QACAMP_BIN/snakemake" || { echo "make report: no $$QACAMP_BIN/snakemake; run 'make setup' first" >&2; exit 2; }
 	$(RUN) --configfile "$$CONFIG" --report "$$REPORT"

@@ -12,7 +12,7 @@ import struct
 import polars as pl
 import pytest
 import yaml
-from workflow_util import DEMO_OUT, ROOT, demo_run, needs_make, qacamp
+from workflow_util import DEMO_OUT, ROOT, TEST_ARTEFACTS, demo_run, needs_make, qacamp
 
 pytestmark = [pytest.mark.slow, needs_make]
 
@@ -30,7 +30,8 @@ def test_demo_writes_only_under_its_own_outdir(demo):
     work = demo.parent
     assert sorted(p.name for p in work.iterdir() if not p.name.startswith(".")) == \
         sorted(["config", "resources", DEMO_OUT])
-    assert sorted(p.name for p in demo.iterdir()) == sorted(DEMO + ["overview", "logs"])
+    assert sorted(p.name for p in demo.iterdir() if p.name not in TEST_ARTEFACTS) == \
+        sorted(DEMO + ["overview", "logs", "index.html"])
 
 
 def png_size(path):
@@ -43,7 +44,8 @@ def test_every_campaign_has_every_stage(demo):
     for c in DEMO:
         for rel in ["ingest/questions.parquet", "scores/runs.parquet", "campaign.duckdb",
                     "manifest.json", "tables/runs.tex", "tables/swap_summary.md",
-                    "tables/kendall.csv", "figures/stability.png", "figures/stability.svg"]:
+                    "tables/kendall.csv", "figures/stability.png", "figures/stability.svg",
+                    "report.html"]:
             assert (demo / c / rel).is_file(), f"{c}/{rel}"
         for png in (demo / c / "figures").glob("*.png"):
             w, h = png_size(png)

@@ -135,7 +135,8 @@ def test_two_clean_demo_runs_are_byte_identical(two_demo_runs):
     a, b = two_demo_runs
     files = tree_files(a)
     campaigns = sorted(yaml.safe_load((ROOT / "config/config.yaml").read_text())["campaigns"])
-    assert sorted({rel.split("/")[0] for rel in files}) == sorted(campaigns + ["overview"])
+    assert sorted({rel.split("/")[0] for rel in files}) == \
+        sorted(campaigns + ["overview", "index.html"])
     assert len(files) > 400, len(files)
     diff = differing_files(a, b)
     assert diff == []

@@ -41,9 +41,9 @@ def test_observed_table_says_so_and_footnotes_weak_evidence():
     assert "share of the experiment's comparisons at c" in t.caption
     assert [c.header for c in t.columns][2] == "Subset size c"
     assert "Size reaching level" not in [c.header for c in t.columns]
-    assert any(n.startswith("Weak evidence (c_at_1): only 8 runs (28 pairs)") for n in t.notes)
+    assert any(n.startswith("Weak evidence (c@1): only 8 runs (28 pairs)") for n in t.notes)
     md = to_markdown(t)
-    assert "| c\\_at\\_1 | 5.0 | 250 | 0.090 | 0.700 | 12.9 | 58.4 | 100000 |" in md
+    assert "| c@1 | 5.0 | 250 | 0.090 | 0.700 | 12.9 | 58.4 | 100000 |" in md
 
 
 def test_mixed_modes_get_a_mode_column():
@@ -70,7 +70,7 @@ def test_equivalence_table_gives_the_required_difference():
                          "scope": "all", "unit": "all", "value": [0.50, 0.46, 0.40]})
     eq = extras.equivalence_frame(runs, "cws", "adj", 0.05)
     t = T.equivalence_table({"cws": eq})
-    assert "(required difference cws: 0.05)" in t.caption
+    assert "(required difference CWS: 0.05)" in t.caption
     assert t.frame["runs"].to_list() == ["a, b", "c"]   # .04 < .05; .10 >= .05
 
 
@@ -91,4 +91,5 @@ def test_swap_figure_footnote_and_title(mode):
     if mode == "observed":
         assert "observed at c = 32" in title and "no extrapolation" in foot
     else:
-        assert "d \u2265 0.05 needed" in title and "at 64 series" in title
+        assert "d \u2265 0.05 needed" in title and "extrapolated to 64 series" in title
+        assert "Swap method, series score:" in title  # the registry's label, not series_score

@@ -278,7 +278,9 @@ def test_swap_summary_table_columns_follow_the_paper():
     assert row["relative_difference_pct"] == pytest.approx(11.69)
     assert row["sensitivity_pct"] == pytest.approx(58.4)
     md = to_markdown(t)
-    assert "| c\\_at\\_1 | 5.0 | 40 | 0.090 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
+    # the measure's display label, no LaTeX-style escapes in Markdown
+    assert "| c@1 | 5.0 | 40 | 0.090 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
+    assert "\\_" not in md
     assert "| accuracy | 5.0 | 40 | - |" in md  # level never reached
 
 
@@ -354,7 +356,7 @@ def test_markdown_blocks():
     md = to_markdown(T.run_table(qa_runs(), "qa4mre", "gold"))
     runs_part, base_part = md.split("**Baselines**")
     assert "baseline:" not in runs_part and "baseline:always-nca" in base_part
-    assert "team\\_a%1" in runs_part
+    assert "team_a%1" in runs_part and "\\_" not in md
 
 
 # --------------------------------------------------------------------------- CLI

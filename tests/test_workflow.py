@@ -39,9 +39,11 @@ def test_own_campaign_writes_every_stage(own_campaign):
                 "reliability/kendall.parquet", "tables/runs.tex", "tables/runs.md",
                 "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg"]:
         assert (out / rel).is_file(), rel
-    # no demo campaign leaked into the organizer's run
+    # no demo campaign leaked into the organizer's run (logs/: the index page's log)
     assert sorted(p.name for p in (own_campaign / "results").iterdir()
-                  if p.is_dir()) == ["mine"]
+                  if p.is_dir() and p.name != "logs") == ["mine"]
+    assert (own_campaign / "results" / "index.html").is_file()
+    assert (out / "report.html").is_file()
     runs = pl.read_parquet(out / "scores" / "runs.parquet")
     assert runs.filter(pl.col("run").str.starts_with("baseline:").not_())["run"].n_unique() == 6
     swap = pl.read_parquet(out / "reliability" / "swap_c_at_1.parquet")

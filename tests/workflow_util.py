@@ -125,13 +125,19 @@ def demo_run(tmp_path_factory) -> Path:
 
 # --------------------------------------------------------------------------- comparing results
 
+#: what tests (not the workflow) put under an outdir: the browser test's screenshots
+TEST_ARTEFACTS = ("screenshots",)
+
+
 def tree_files(outdir: Path) -> dict[str, Path]:
     """Every file under ``outdir`` by relative path, except logs (timings, absolute
-    paths) and Snakemake's ``.snakemake_timestamp`` markers of folder outputs."""
+    paths), Snakemake's ``.snakemake_timestamp`` markers of folder outputs and
+    the tests' own artefacts (:data:`TEST_ARTEFACTS`)."""
     out = {}
     for p in sorted(outdir.rglob("*")):
         rel = p.relative_to(outdir)
-        if p.is_file() and "logs" not in rel.parts and p.name != ".snakemake_timestamp":
+        if p.is_file() and "logs" not in rel.parts and p.name != ".snakemake_timestamp" \
+                and rel.parts[0] not in TEST_ARTEFACTS:
             out[rel.as_posix()] = p
     return out
 

@@ -195,7 +195,7 @@ def campaign_targets(name):
     paths += [out(f"{name}/scores/{f}") for f in SCORE_FILES]
     paths += [out(f"{name}/campaign.duckdb"), out(f"{name}/manifest.json")]
     paths += reliability_targets(name) + extras_targets(name)
-    paths += [out(f"{name}/tables"), out(f"{name}/figures")]
+    paths += [out(f"{name}/tables"), out(f"{name}/figures"), out(f"{name}/report.html")]
     return paths
 
 
@@ -205,4 +205,5 @@ def all_targets():
         paths += campaign_targets(name)
     if len(EDITION_CAMPAIGNS) >= 2:
         paths.append(out("overview"))
+    paths.append(out("index.html"))
     return paths

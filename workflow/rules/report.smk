@@ -1,6 +1,8 @@
 # The overview paper's tables (LaTeX, Markdown, CSV) and figures (PNG, SVG),
-# with captions for the HTML report (`snakemake --report`).  Which tables and
-# figures a campaign has depends on its kind, so each rule writes a folder.
+# the campaign overview pages (<outdir>/<campaign>/report.html) and their index
+# (<outdir>/index.html), with captions for Snakemake's own report
+# (`snakemake --report`).  Which tables and figures a campaign has depends on
+# its kind, so the table and figure rules each write a folder.
 
 
 rule report_tables:
@@ -73,3 +75,49 @@ rule report_editions:
         out("logs/report_editions.log"),
     shell:
         "qacamp report editions {params.dirs_argv} --out {output:q} > {log:q} 2>&1"
+
+
+rule report_page:
+    """The campaign's overview page: one self-contained HTML file (figures
+    embedded, no network, readable without JavaScript)."""
+    input:
+        tables=out("{campaign}/tables"),
+        figures=out("{campaign}/figures"),
+        manifest=out("{campaign}/manifest.json"),
+        plan=out("{campaign}/plan.json"),
+        scores=out("{campaign}/scores/runs.parquet"),
+        warnings=out("{campaign}/ingest/warnings.parquet"),
+        reliability=lambda wc: reliability_targets(wc.campaign) + extras_targets(wc.campaign),
+    output:
+        report(
+            out("{campaign}/report.html"),
+            caption="../report/overview.rst",
+            category="{campaign}",
+            subcategory="overview",
+        ),
+    conda:
+        "../envs/qacamp.yaml"
+    params:
+        campaign_dir=lambda wc: out(wc.campaign),
+        measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
+    log:
+        out("{campaign}/logs/report_page.log"),
+    shell:
+        "qacamp report page --campaign-dir {params.campaign_dir:q} --figures {input.figures:q} "
+        "{params.measures_argv} --out {output:q} > {log:q} 2>&1"
+
+
+rule report_index:
+    """Index over the campaigns of this config, linking their overview pages."""
+    input:
+        lambda wc: [out(f"{c}/report.html") for c in CAMPAIGNS],
+    output:
+        report(out("index.html"), caption="../report/overview.rst", category="overview"),
+    params:
+        dirs_argv=lambda wc: options("--campaign-dir", [out(c) for c in CAMPAIGNS]),
+    conda:
+        "../envs/qacamp.yaml"
+    log:
+        out("logs/report_index.log"),
+    shell:
+        "qacamp report index {params.dirs_argv} --out {output:q} > {log:q} 2>&1"

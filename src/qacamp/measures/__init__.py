@@ -46,6 +46,11 @@ class Measure:
     higher_is_better: bool = True
     parameters: tuple[tuple[str, object], ...] = field(default_factory=tuple)
     integer: bool = False  # a count: printed without decimals
+    label: str = ""  # display name for readers (tables, figures, the report pages)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            raise ValueError(f"measure {self.name!r}: no display label")
 
     @property
     def params(self) -> dict[str, object]:
@@ -92,6 +97,13 @@ def get(name: str) -> Measure:
     except KeyError:
         raise UsageError(f"unknown measure '{name}'; valid measures: "
                          + ", ".join(REGISTRY)) from None
+
+
+def label(name: str) -> str:
+    """The display name of a measure (``c@1`` for ``c_at_1``); an unregistered
+    name (a score matrix's measure) is shown as it is."""
+    m = REGISTRY.get(name)
+    return m.label if m is not None else str(name)
 
 
 def validate(names: Iterable[str], valid: Iterable[str] | None = None) -> list[str]:
@@ -142,5 +154,5 @@ def to_markdown() -> str:
     return "\n".join(out)
 
 
-__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "get", "validate",
+__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "get", "label", "validate",
            "to_markdown", "table_rows"]

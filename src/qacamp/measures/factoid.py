@@ -19,27 +19,27 @@ from ._cite import TREC8, TREC2002, TREC2006_LOCAL
 MEASURES = (
     Measure("accuracy", "factoid", "Share of questions answered right (strict: U and X are wrong; "
             "unanswered and missing responses count as not right).",
-            "R / n", TREC2002, "mean"),
+            "R / n", TREC2002, "mean", label="accuracy"),
     Measure("cws", "factoid", "Confidence-weighted score: rewards right answers early in the "
             "run's confidence order (analog of uninterpolated average precision).",
-            "(1/Q) sum_{i=1..Q} (right among first i) / i", TREC2002, "order"),
+            "(1/Q) sum_{i=1..Q} (right among first i) / i", TREC2002, "order", label="CWS"),
     Measure("mrr", "factoid", "Mean reciprocal rank of the first right answer among the "
             "question's ranked answers (item number = rank), 0 if none.",
-            "mean_q 1/rank_q (0 if no right answer)", TREC8, "mean"),
+            "mean_q 1/rank_q (0 if no right answer)", TREC8, "mean", label="MRR"),
     Measure("mrr_lenient", "factoid", "Mean reciprocal rank counting unsupported answers (U) "
             "as right, as TREC 8-10 'lenient' judging did.",
-            "mean_q 1/rank_q of the first R or U answer (0 if none)", TREC8, "mean"),
+            "mean_q 1/rank_q of the first R or U answer (0 if none)", TREC8, "mean", label="MRR (lenient)"),
     Measure("accuracy_lenient", "factoid", "Share of questions whose (first) answer is judged "
-            "right or unsupported (lenient judging).", "(R + U) / n", TREC8, "mean"),
+            "right or unsupported (lenient judging).", "(R + U) / n", TREC8, "mean", label="accuracy (lenient)"),
     Measure("accuracy_local", "factoid", "Share of questions whose (first) answer is judged "
             "globally or only locally correct (TREC 2006-2007 'locally correct' judgments, "
-            "wrong in the official accuracy).", "(R + L) / n", TREC2006_LOCAL, "mean"),
+            "wrong in the official accuracy).", "(R + L) / n", TREC2006_LOCAL, "mean", label="accuracy (locally correct)"),
     Measure("nil_precision", "factoid", "Of the NIL responses returned, the share judged right; "
             "0 when no NIL was returned.",
-            "NIL returned & right / NIL returned", TREC2002, "counts"),
+            "NIL returned & right / NIL returned", TREC2002, "counts", label="NIL precision"),
     Measure("nil_recall", "factoid", "Of the questions whose answer is NIL, the share answered "
             "NIL (right); 0 when there are none.",
-            "NIL returned & right / NIL questions", TREC2002, "counts"),
+            "NIL returned & right / NIL questions", TREC2002, "counts", label="NIL recall"),
 )
 
 

@@ -14,11 +14,11 @@ from ._cite import TREC2003
 
 MEASURES = (
     Measure("list_precision", "lists", "Instance precision of a list response (0 if nothing "
-            "returned).", "IP = D / N", TREC2003, "mean"),
+            "returned).", "IP = D / N", TREC2003, "mean", label="list precision"),
     Measure("list_recall", "lists", "Instance recall against the answer key.", "IR = D / S",
-            TREC2003, "mean"),
+            TREC2003, "mean", label="list recall"),
     Measure("list_f", "lists", "F of instance precision and recall, 0 when D = 0.",
-            "F = 2 IP IR / (IP + IR)", TREC2003, "mean"),
+            "F = 2 IP IR / (IP + IR)", TREC2003, "mean", label="list F"),
 )
 
 

@@ -20,26 +20,26 @@ from ._cite import C_AT_1, QA4MRE
 MEASURES = (
     Measure("c_at_1", "nonresponse", "c@1: accuracy that rewards leaving a question unanswered "
             "in proportion to the accuracy on the answered ones.",
-            "(nR + nU * nR / n) / n", C_AT_1, "counts"),
+            "(nR + nU * nR / n) / n", C_AT_1, "counts", label="c@1"),
     Measure("qa4mre_accuracy", "nonresponse", "Accuracy counting the unanswered questions whose "
-            "hypothetical candidate was right.", "(nR + nUR) / n", QA4MRE, "counts"),
+            "hypothetical candidate was right.", "(nR + nUR) / n", QA4MRE, "counts", label="QA4MRE accuracy"),
     Measure("correctly_discarded", "nonresponse", "Proportion of the unanswered questions that "
             "were correctly left unanswered (candidate wrong or absent); 0 when none unanswered.",
-            "(nUW + nUE) / (nUR + nUW + nUE)", QA4MRE, "counts"),
+            "(nUW + nUE) / (nUR + nUW + nUE)", QA4MRE, "counts", label="correctly discarded"),
     Measure("utility", "nonresponse", "Utility UF: right minus wrong answers per question.",
-            "(nR - nW) / n", C_AT_1, "counts"),
+            "(nR - nW) / n", C_AT_1, "counts", label="utility"),
     Measure("n_right", "nonresponse", "Questions answered right.", "nR", C_AT_1, "counts",
-            integer=True),
+            integer=True, label="right"),
     Measure("n_wrong", "nonresponse", "Questions answered wrong (W, U, X).", "nW", C_AT_1,
-            "counts", higher_is_better=False, integer=True),
+            "counts", higher_is_better=False, integer=True, label="wrong"),
     Measure("n_unanswered", "nonresponse", "Questions left unanswered (incl. missing).",
-            "nU = nUR + nUW + nUE", C_AT_1, "counts", higher_is_better=False, integer=True),
+            "nU = nUR + nUW + nUE", C_AT_1, "counts", higher_is_better=False, integer=True, label="unanswered"),
     Measure("n_unanswered_right", "nonresponse", "Unanswered with a right candidate.", "nUR",
-            QA4MRE, "counts", higher_is_better=False, integer=True),
+            QA4MRE, "counts", higher_is_better=False, integer=True, label="unanswered (candidate right)"),
     Measure("n_unanswered_wrong", "nonresponse", "Unanswered with a wrong candidate.", "nUW",
-            QA4MRE, "counts", integer=True),
+            QA4MRE, "counts", integer=True, label="unanswered (candidate wrong)"),
     Measure("n_unanswered_empty", "nonresponse", "Unanswered without a candidate (incl. missing).",
-            "nUE", QA4MRE, "counts", integer=True),
+            "nUE", QA4MRE, "counts", integer=True, label="unanswered (no candidate)"),
 )
 
 OUTCOME_COLUMNS = ("r", "w", "ur", "uw", "ue")

@@ -25,19 +25,19 @@ _P = (("beta", BETA), ("allowance", ALLOWANCE))
 
 MEASURES = (
     Measure("other_recall", "other", "Nugget recall over vital nuggets.",
-            "vital matched / vital", TREC2003, "mean"),
+            "vital matched / vital", TREC2003, "mean", label="Other recall"),
     Measure("other_precision", "other", "Length-based nugget precision.",
             "1 if length < allowance else 1 - (length - allowance) / length; "
-            "allowance = 100 * matched nuggets", TREC2003, "mean", parameters=_P),
+            "allowance = 100 * matched nuggets", TREC2003, "mean", parameters=_P, label="Other precision"),
     Measure("other_f", "other", "Nugget F(beta): beta = 3 from TREC 2004 on (recall three "
             "times as important as precision), 5 for TREC 2003 definition questions.",
             "(b^2 + 1) P R / (b^2 P + R); b = 3 (2004-2007), 5 (2003)",
-            f"{SERIES} (beta = 3); {TREC2003} (beta = 5)", "mean", parameters=_P),
+            f"{SERIES} (beta = 3); {TREC2003} (beta = 5)", "mean", parameters=_P, label="Other F"),
     Measure("other_pyramid_recall", "other", "Pyramid nugget recall (weights from several "
             "assessors' vital votes).", "sum matched weights / sum all weights", PYRAMID,
-            "mean"),
+            "mean", label="Other pyramid recall"),
     Measure("other_pyramid_f", "other", "Pyramid F(beta=3) with the same length precision.",
-            "(b^2 + 1) P Rpyr / (b^2 P + Rpyr), b = 3", PYRAMID, "mean", parameters=_P),
+            "(b^2 + 1) P Rpyr / (b^2 P + Rpyr), b = 3", PYRAMID, "mean", parameters=_P, label="Other pyramid F"),
 )
 
 

@@ -33,20 +33,20 @@ _TOL = 1e-12
 
 MEASURES = (
     Measure("test_c_at_1_median", "reading", "Median of the reading tests' c@1 (per topic and "
-            "overall).", "median_t c@1(t)", QA4MRE, "set", unit="test"),
+            "overall).", "median_t c@1(t)", QA4MRE, "set", unit="test", label="median test c@1"),
     Measure("test_c_at_1_mean", "reading", "Mean of the reading tests' c@1.", "mean_t c@1(t)",
-            QA4MRE, "set", unit="test"),
+            QA4MRE, "set", unit="test", label="mean test c@1"),
     Measure("test_c_at_1_std", "reading", "Standard deviation of the reading tests' c@1 "
             "(population by default; test_std_ddof: 1 for the sample std).",
             "sqrt(sum_t (c@1(t) - mean)^2 / (T - ddof))", QA4MRE, "set", unit="test",
-            higher_is_better=False, parameters=(("test_std_ddof", STD_DDOF),)),
+            higher_is_better=False, parameters=(("test_std_ddof", STD_DDOF),), label="sd of test c@1"),
     Measure("tests_passed", "reading", "Reading tests passed (c@1 >= threshold; "
             "pass_rule: more_than for c@1 > threshold).",
             "#{t : c@1(t) >= threshold}", QA4MRE, "set", unit="test",
             parameters=(("pass_threshold", PASS_THRESHOLD), ("pass_rule", PASS_RULE)),
-            integer=True),
+            integer=True, label="tests passed"),
     Measure("tests", "reading", "Reading tests scored.", "#tests", QA4MRE, "set", unit="test",
-            integer=True),
+            integer=True, label="tests"),
 )
 
 

@@ -37,11 +37,11 @@ MEASURES = (
             "judged is left out).",
             "2004-05: 0.5 acc + 0.25 listF + 0.25 otherF (no list: 0.67 acc + 0.33 otherF); "
             "2006-07: thirds", f"{SERIES}; {TREC2006}; {TREC2007}", "mean", unit="series",
-            parameters=(("weights", "by year"), ("other_score", "nugget; 2007: pyramid"))),
+            parameters=(("weights", "by year"), ("other_score", "nugget; 2007: pyramid")), label="series score"),
     Measure("type_score", "series", "TREC 2003-style score by question type over the whole "
             "test set (every judged question, the campaign's Other score and beta).",
             "0.5 acc + 0.25 mean listF + 0.25 mean otherF", f"{TREC2003}; {SERIES}", "set",
-            unit="run", parameters=(("weights", "0.5/0.25/0.25"),)),
+            unit="run", parameters=(("weights", "0.5/0.25/0.25"),), label="per-type score"),
 )
 
 

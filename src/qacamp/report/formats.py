@@ -1,15 +1,18 @@
-"""Shared cell formatting of the table writers (:mod:`.latex`, :mod:`.markdown`).
+"""Shared cell formatting of the table writers (:mod:`.latex`, :mod:`.markdown`,
+:mod:`.html`) and the CSV writer.
 
 Numbers are printed with the column's fixed format (:data:`.tables.FORMATS`),
 never with Python's shortest repr, so the text is identical on every
 platform; ``-0.000`` prints as ``0.000``; a missing value prints as the
-writer's ``missing`` string.
+writer's ``missing`` string; a measure name prints as its registry label
+(``c@1`` for ``c_at_1``), while the CSV keeps the name.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..measures import label
 from .tables import Table
 
 BLOCK_TITLES = {"runs": "Runs", "baselines": "Baselines"}
@@ -21,6 +24,8 @@ def format_value(value: object, fmt: str, missing: str = "--") -> str:
         return missing
     if fmt == "text":
         return str(value)
+    if fmt == "measure":
+        return label(str(value))
     if fmt == "int":
         return str(int(round(float(value))))
     digits = {"f2": 2, "f3": 3, "f4": 4, "pct1": 1}[fmt]
@@ -31,6 +36,7 @@ def format_value(value: object, fmt: str, missing: str = "--") -> str:
 
 
 def blocks(table: Table) -> list[tuple[str | None, list[dict]]]:
+    """The table's rows split by its block column, blocks in order of first appearance."""
     rows = table.frame.to_dicts()
     if table.block is None:
         return [(None, rows)]
@@ -40,6 +46,8 @@ def blocks(table: Table) -> list[tuple[str | None, list[dict]]]:
     return list(out.items())
 
 
+def block_title(name: str | None) -> str:
+    return BLOCK_TITLES.get(name or "", name or "")
 
 
 def to_csv(table: Table, float_precision: int = 6) -> str:
@@ -47,4 +55,4 @@ def to_csv(table: Table, float_precision: int = 6) -> str:
     return table.frame.write_csv(None, float_precision=float_precision)
 
 
-__all__ = ["BLOCK_TITLES", "format_value", "blocks", "to_csv"]
+__all__ = ["BLOCK_TITLES", "format_value", "blocks", "block_title", "to_csv"]

@@ -4,12 +4,12 @@
 ``\\bottomrule`` (needs ``\\usepackage{booktabs}``); blocks (runs, then
 baselines) are separated by a ``\\midrule`` and an italic block title; every
 text cell, header and caption has its LaTeX specials escaped; a missing value
-prints as ``--``.
+prints as ``--``; a column with a ``width`` is a wrapping ``p{width}`` column.
 """
 
 from __future__ import annotations
 
-from .formats import BLOCK_TITLES, blocks, format_value
+from .formats import block_title, blocks, format_value
 from .tables import Column, Table
 
 _LATEX_SPECIALS = {
@@ -25,7 +25,9 @@ def latex_escape(text: str) -> str:
 
 
 def _align(col: Column) -> str:
-    return "l" if col.fmt == "text" else "r"
+    if col.width:
+        return f"p{{{col.width}}}"  # long text (e.g. a list of runs) wraps
+    return "l" if col.fmt in ("text", "measure") else "r"
 
 
 def to_latex(table: Table, label_prefix: str = "tab:") -> str:
@@ -41,7 +43,7 @@ def to_latex(table: Table, label_prefix: str = "tab:") -> str:
     for i, (name, rows) in enumerate(blocks(table)):
         if i > 0:
             lines.append(r"\midrule")
-            title = BLOCK_TITLES.get(name or "", name or "")
+            title = block_title(name)
             lines.append(rf"\multicolumn{{{len(cols)}}}{{l}}{{\emph{{{latex_escape(title)}}}}} \\")
         for row in rows:
             cells = [latex_escape(format_value(row[c.key], c.fmt, "--")) for c in cols]

@@ -2,36 +2,42 @@
 
 :func:`to_markdown` gives the caption in bold, one pipe table per block (the
 block title in bold above every block but the first), then the notes; a
-missing value prints as ``-``; ``|``, ``*``, ``_`` and ``\\`` are escaped.
+missing value prints as ``-``.  Only what Markdown would otherwise misread is
+escaped: ``\\``, ``|`` (a cell boundary), ``*`` and an underscore at the edge
+of a word (emphasis).  An underscore inside a word (``team_a``) never starts
+emphasis in CommonMark, so it stays as it is: no LaTeX-style ``c\\_at\\_1``.
 """
 
 from __future__ import annotations
 
-from .formats import BLOCK_TITLES, blocks, format_value
+import re
+
+from .formats import block_title, blocks, format_value
 from .tables import Table
+
+_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
 def markdown_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*") \
-        .replace("_", "\\_")
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    return _EDGE_UNDERSCORE.sub(r"\\_", out)
 
 
 def to_markdown(table: Table) -> str:
     """The table as Markdown: caption, one pipe table per block, notes."""
     cols = table.columns
     header = "| " + " | ".join(markdown_escape(c.header) for c in cols) + " |"
-    rule = "|" + "|".join("---" if c.fmt == "text" else "---:" for c in cols) + "|"
-    out = [f"**Table {table.name}.** {markdown_escape(table.caption)}", ""]
+    rule = "|" + "|".join("---" if c.fmt in ("text", "measure") else "---:" for c in cols) + "|"
+    out = [f"**Table {markdown_escape(table.name)}.** {markdown_escape(table.caption)}", ""]
     for i, (name, rows) in enumerate(blocks(table)):
         if i > 0:
-            out += ["", f"**{BLOCK_TITLES.get(name or '', name or '')}**", ""]
+            out += ["", f"**{block_title(name)}**", ""]
         out += [header, rule]
         for row in rows:
             out.append("| " + " | ".join(markdown_escape(format_value(row[c.key], c.fmt, "-"))
                                          for c in cols) + " |")
-    if table.notes:
-        out.append("")
-        out += [markdown_escape(n) for n in table.notes]
+    for note in table.notes:  # one paragraph each
+        out += ["", markdown_escape(note)]
     return "\n".join(out) + "\n"
 
 

@@ -1,0 +1,168 @@
+"""Which tables and figures a campaign has, built from its frames, and
+writing them (tables as ``<name>.tex`` (booktabs), ``.md`` and ``.csv``;
+figures as ``<name>.png`` and ``.svg``; every file written atomically, a
+rerun gives byte-identical files).
+
+Tables: the run table of the kind; c@1 vs accuracy (abstaining kinds);
+breakdowns per question type and per topic when there are at least two such
+units; per measure of the reliability plan the swap summary, bootstrap and
+equivalence groups; Kendall tau; assessor agreement only when several
+assessors judged the same responses (a single-assessor campaign has no
+table, not an empty one); the per-type distributions.  Figures: per measure
+the swap curves, one stability figure, and per kind the per-series box plot
+and top runs (question series) or the reading tests (QA4MRE).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import bootstrap_measures
+from ..io import write_text
+from .campaign import AGREEMENT_FILE, KENDALL_FILE, NONRESPONSE_KINDS, Campaign, read_parquet
+from .tables import Table
+
+#: breakdown scopes with a table (series and reading tests have figures)
+BREAKDOWN_SCOPES = ("qtype", "topic")
+
+
+def has_agreement(agreement) -> bool:
+    """Several assessors judged common responses and some disagreed."""
+    from .tables import agreement_counts
+
+    return agreement.height > 0 and agreement_counts(agreement)[1] > 0
+
+
+def build_tables(c: Campaign) -> dict[str, Table]:
+    """name -> table, in the order of the overview page (pure functions of the
+    frames read)."""
+    from . import tables as T
+
+    runs_path = c.path("scores", "runs.parquet")
+    units = c.units() if c.kind == "trec-factoid" else None
+    out = [T.run_table(c.runs, c.kind, c.judgment_set, units=units, what=runs_path)]
+    if c.kind in NONRESPONSE_KINDS:
+        out.append(T.c_at_1_table(c.runs, c.judgment_set, what=runs_path))
+    for scope in BREAKDOWN_SCOPES:
+        table = T.breakdown_table(c.runs, c.judgment_set, c.kind, scope, what=runs_path)
+        if table.frame.height >= 2:
+            out.append(table)
+    if c.measures:
+        out.append(T.swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
+                                        what=c.rel_path("swap_<measure>_summary.parquet")))
+        boot = bootstrap_measures(c.measures)
+        summaries = {m: c.rel(f"bootstrap_{m}_summary.parquet") for m in boot
+                     if (c.dir / "reliability" / f"bootstrap_{m}_summary.parquet").is_file()}
+        out.append(T.bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet") for m in boot},
+                                     what=c.rel_path("bootstrap_<measure>.parquet"),
+                                     summaries=summaries or None))
+    if c.reliability:
+        eq = c.optional("equivalence*.parquet")
+        if eq:
+            frames = {p.stem.removeprefix("equivalence").lstrip("_") or "-": read_parquet(p)
+                      for p in eq}
+            order = {m: i for i, m in enumerate(c.measures)}
+            frames = dict(sorted(frames.items(), key=lambda kv: (order.get(kv[0], len(order)),
+                                                                 kv[0])))
+            out.append(T.equivalence_table(frames, what=c.rel_path("equivalence*.parquet")))
+        kendall = c.dir / "reliability" / KENDALL_FILE
+        if kendall.is_file():
+            frame = read_parquet(kendall)
+            if frame.height:
+                out.append(T.kendall_table(frame, what=str(kendall)))
+        agreement = c.dir / "reliability" / AGREEMENT_FILE
+        if agreement.is_file():
+            frame = read_parquet(agreement)
+            if has_agreement(frame):
+                out.append(T.agreement_table(frame, what=str(agreement)))
+        for p in c.optional("distributions*.parquet"):
+            frame = read_parquet(p)
+            if frame.height:
+                out.append(T.distributions_table(frame, what=str(p)))
+    return {t.name: t for t in out}
+
+
+def write_tables(tables: list[Table], out_dir: Path) -> list[Path]:
+    from .formats import to_csv
+    from .latex import to_latex
+    from .markdown import to_markdown
+
+    written = []
+    for table in tables:
+        for ext, text in (("tex", to_latex(table)), ("md", to_markdown(table)),
+                          ("csv", to_csv(table))):
+            path = out_dir / f"{table.name}.{ext}"
+            write_text(text, path)
+            written.append(path)
+    return written
+
+
+def stability_size(c: Campaign, frames: dict) -> int | None:
+    """The subset size of the stability experiment (the frames' ``size``, else the plan's)."""
+    for df in frames.values():
+        if "size" in df.columns and df.height:
+            return int(df["size"][0])
+    return (c.plan.get("stability") or {}).get("size")
+
+
+def build_figures(c: Campaign) -> dict:
+    """name -> figure for every figure of the campaign."""
+    from ..errors import InputError
+    from . import figures as F
+
+    figs = {}
+    for m in c.measures:
+        summary = c.rel(f"swap_{m}_summary.parquet")
+        if "full_size" not in summary.columns or not summary.height:
+            raise InputError(c.rel_path(f"swap_{m}_summary.parquet"), None, "no full_size",
+                             "rerun `qacamp reliability`")
+        row = summary.row(0, named=True)
+        figs[f"swap_{m}"] = F.swap_curves_figure(
+            c.rel(f"swap_{m}.parquet"), c.rel(f"swap_{m}_fits.parquet"), m,
+            int(row["full_size"]), level=float(row.get("level") or 0.05), unit=c.unit,
+            required_difference=row.get("required_difference"), summary=summary)
+    if c.measures:
+        stab = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
+        figs["stability"] = F.stability_figure(stab, size=stability_size(c, stab), unit=c.unit)
+    runs_path = c.path("scores", "runs.parquet")
+    if c.kind == "trec-series":
+        figs["series_boxplot"] = F.series_boxplot_figure(c.runs, c.judgment_set, what=runs_path,
+                                                         dropped=c.dropped_series())
+        figs["top_runs"] = F.top_runs_figure(c.runs, c.judgment_set, what=runs_path)
+    if c.kind == "qa4mre":
+        figs["reading_tests"] = F.reading_tests_figure(c.runs, c.judgment_set, c.test_topics(),
+                                                       what=runs_path)
+    return figs
+
+
+def write_figures(figs: dict, out_dir: Path, dpi: int) -> list[Path]:
+    from .figures import save_figure
+
+    written = []
+    for name, fig in sorted(figs.items()):
+        written += save_figure(fig, out_dir / name, dpi=dpi)
+    return written
+
+
+def build_editions(campaign_dirs: list, judgment_set: str | None = None,
+                   measure: str = "c_at_1") -> Table:
+    """The multi-edition overview (QA4MRE overview Table 1) of two or more
+    campaign folders, editions in natural order (the edition, else the year,
+    else the campaign's name labels a row)."""
+    from ..errors import UsageError
+    from . import natural_key
+    from .tables import editions_table
+
+    if len(campaign_dirs) < 2:
+        raise UsageError("report editions: give --campaign-dir at least twice")
+    camps = [Campaign(d, judgment_set, reliability=False) for d in campaign_dirs]
+    labels = [c.label for c in camps]
+    if len(set(labels)) != len(labels):
+        labels = [c.dir.name for c in camps]
+    editions = sorted(zip(labels, camps, strict=True), key=lambda lc: natural_key(lc[0]))
+    return editions_table([(lab, c.runs, c.judgment_set) for lab, c in editions],
+                          measure=measure)
+
+
+__all__ = ["build_editions", "build_tables", "write_tables", "build_figures", "write_figures", "has_agreement",
+           "BREAKDOWN_SCOPES"]

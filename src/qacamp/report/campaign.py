@@ -1,0 +1,243 @@
+"""Reading one campaign's result folder for the report (``<outdir>/<campaign>/``).
+
+A campaign folder holds ``ingest/campaign.json`` (its ``kind`` decides which
+tables and figures exist), ``scores/*.parquet``, ``reliability/*.parquet``,
+``plan.json`` (the resolved reliability plan) and ``manifest.json``
+(provenance) (docs/architecture.md).  The files a kind must have are listed
+in :func:`expected_files` (campaign.json, runs.parquet, units.parquet for
+TREC factoid, and per measure of the reliability plan the swap counts, fits,
+summary, stability and bootstrap files); a missing one is an
+:class:`~qacamp.errors.InputError` naming it, never a silently skipped
+table.  Files that no workflow rule writes for every campaign
+(``kendall.parquet``, ``agreement.parquet``, ``equivalence*.parquet``,
+``distributions*.parquet``, ``ingest/warnings.parquet``,
+``scores/dropped.parquet``, ``manifest.json``) are used when present.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from ..config import KIND_DEFAULTS, bootstrap_measures, reliability_plan
+from ..errors import InputError
+from ..io import read_parquet as read_pipeline_parquet
+from .tables import choose_judgment_set
+
+#: Kinds whose runs may abstain (c@1 tables and figures).
+NONRESPONSE_KINDS = ("qa4mre", "clef-qa", "pan")
+KENDALL_FILE = "kendall.parquet"
+AGREEMENT_FILE = "agreement.parquet"
+#: How a kind's full-size unit is called for a reader (PAN calls its questions
+#: problems); the plan's unit otherwise.
+UNIT_NAMES = {"pan": "problem"}
+
+
+def read_json(path: Path, what: str = "file") -> dict:
+    """A JSON object from ``path`` (InputError naming the file and line if invalid)."""
+    if not path.is_file():
+        raise InputError(path, None, f"{what} not found",
+                         "run the workflow step that writes it for this campaign first")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}", f"invalid JSON ({exc.msg})",
+                         "delete it and rerun the workflow") from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, "not a JSON object", "delete it and rerun the workflow")
+    return doc
+
+
+def load_campaign(campaign_dir: Path) -> dict:
+    """``ingest/campaign.json`` with at least a known ``kind``."""
+    path = campaign_dir / "ingest" / "campaign.json"
+    if not path.is_file():
+        raise InputError(path, None, "file not found",
+                         "run `qacamp ingest` for this campaign first (or fix --campaign-dir)")
+    campaign = read_json(path, "campaign.json")
+    kind = campaign.get("kind")
+    if kind not in KIND_DEFAULTS:
+        raise InputError(path, "kind", f"unknown campaign kind {kind!r}",
+                         f"use one of {', '.join(KIND_DEFAULTS)}")
+    return campaign
+
+
+def read_parquet(path: Path) -> pl.DataFrame:
+    if not path.is_file():
+        raise InputError(path, None, "expected file not found",
+                         "run the workflow step that writes it (`qacamp score` or "
+                         "`qacamp reliability`) for this campaign")
+    return read_pipeline_parquet(path)
+
+
+def campaign_plan(campaign: dict, campaign_dir: Path) -> dict:
+    """The resolved reliability plan: ``plan.json`` written by the workflow when
+    present (it includes the config's top-level settings), else the plan of
+    ``campaign.json`` alone; empty if neither resolves."""
+    path = campaign_dir / "plan.json"
+    if path.is_file():
+        plan = read_json(path, "plan.json").get("reliability_plan")
+        if isinstance(plan, dict):
+            return plan
+    try:
+        return reliability_plan(campaign)
+    except Exception:  # noqa: BLE001 - a partial campaign.json: no plan, files decide
+        return {}
+
+
+def plan_measures(plan: dict, campaign_dir: Path, override: list[str] | None) -> list[str]:
+    """Measures with reliability analyses: ``--measure`` if given, else the
+    plan's, plus any other measure whose swap summary exists."""
+    if override:
+        return list(override)
+    measures = list(plan.get("measures") or [])
+    rel = campaign_dir / "reliability"
+    found = sorted(p.name[len("swap_"):-len("_summary.parquet")]
+                   for p in rel.glob("swap_*_summary.parquet")) if rel.is_dir() else []
+    return measures + [m for m in found if m not in measures]
+
+
+def expected_files(kind: str, measures: list[str], reliability: bool = True) -> list[str]:
+    """Paths (relative to the campaign directory) the report needs for ``kind``."""
+    out = ["ingest/campaign.json", "scores/runs.parquet"]
+    if kind == "trec-factoid":
+        out.append("scores/units.parquet")
+    if reliability:
+        for m in measures:
+            out += [f"reliability/swap_{m}.parquet", f"reliability/swap_{m}_fits.parquet",
+                    f"reliability/swap_{m}_summary.parquet", f"reliability/stability_{m}.parquet"]
+        out += [f"reliability/bootstrap_{m}.parquet" for m in bootstrap_measures(measures)]
+    return out
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def read_figures(figures_dir: Path) -> dict[str, bytes]:
+    """name -> PNG bytes of every ``<name>.png`` in ``figures_dir`` (a file that
+    is not a PNG is an InputError naming it)."""
+    if not figures_dir.is_dir():
+        raise InputError(figures_dir, None, "figures folder not found",
+                         "run `qacamp report figures` for this campaign first")
+    out = {}
+    for path in sorted(figures_dir.glob("*.png")):
+        data = path.read_bytes()
+        if not data.startswith(PNG_SIGNATURE):
+            raise InputError(path, None, "not a PNG file", "delete it and rerun the workflow")
+        out[path.stem] = data
+    return out
+
+
+class Campaign:
+    """The frames of one campaign directory, read lazily, with the checks above."""
+
+    def __init__(self, campaign_dir: str | Path, judgment_set: str | None = None,
+                 measures: list[str] | None = None, reliability: bool = True):
+        self.dir = Path(campaign_dir)
+        self.meta = load_campaign(self.dir)
+        self.kind: str = self.meta["kind"]
+        self.runs = read_parquet(self.dir / "scores" / "runs.parquet")
+        self.judgment_sets = sorted(self.runs["judgment_set"].unique().to_list()) \
+            if "judgment_set" in self.runs.columns else []
+        preferred = judgment_set or self.meta.get("primary") \
+            or self.meta.get("primary_judgment_set")
+        if preferred is not None and preferred not in self.judgment_sets and not judgment_set:
+            preferred = None
+        self.judgment_set = choose_judgment_set(self.runs, preferred, self.path("scores",
+                                                                                "runs.parquet"))
+        self.reliability = reliability
+        self.plan = campaign_plan(self.meta, self.dir)
+        self.measures = plan_measures(self.plan, self.dir, measures) if reliability else []
+        missing = [p for p in expected_files(self.kind, self.measures, reliability)
+                   if not (self.dir / p).is_file()]
+        if missing:
+            raise InputError(self.dir / missing[0], None,
+                             f"expected file not found for a '{self.kind}' campaign"
+                             + (f" (also missing: {', '.join(missing[1:])})" if missing[1:]
+                                else ""),
+                             "run the workflow steps before `qacamp report` (or pass "
+                             "--no-reliability for a scores-only report)")
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.dir.name)
+
+    @property
+    def label(self) -> str:
+        """The edition (or year) for the multi-edition overview, else the name."""
+        options = self.meta.get("options") or {}
+        for value in (options.get("edition"), options.get("year"), self.meta.get("edition"),
+                      self.meta.get("name")):
+            if value not in (None, ""):
+                return str(value)
+        return self.dir.name
+
+    @property
+    def edition(self) -> str | None:
+        """The campaign's ``edition`` (config key), None when it names none."""
+        value = (self.meta.get("options") or {}).get("edition") or self.meta.get("edition")
+        return None if value in (None, "") else str(value)
+
+    @property
+    def unit(self) -> str:
+        """The unit of the reliability analyses and the full-size collection."""
+        unit = self.plan.get("unit") or KIND_DEFAULTS[self.kind]["unit"]
+        return UNIT_NAMES.get(self.kind, unit) if unit == "question" else unit
+
+    def path(self, *parts: str) -> str:
+        return str(self.dir.joinpath(*parts))
+
+    def rel(self, name: str) -> pl.DataFrame:
+        return read_parquet(self.dir / "reliability" / name)
+
+    def rel_path(self, name: str) -> str:
+        return self.path("reliability", name)
+
+    def optional(self, pattern: str) -> list[Path]:
+        rel = self.dir / "reliability"
+        return sorted(rel.glob(pattern)) if rel.is_dir() else []
+
+    def optional_frame(self, *parts: str) -> pl.DataFrame | None:
+        path = self.dir.joinpath(*parts)
+        return read_parquet(path) if path.is_file() else None
+
+    def units(self) -> pl.DataFrame:
+        return read_parquet(self.dir / "scores" / "units.parquet")
+
+    def dropped(self) -> pl.DataFrame:
+        """``scores/dropped.parquet`` of the reported judgment set (empty if absent)."""
+        df = self.optional_frame("scores", "dropped.parquet")
+        if df is None or "judgment_set" not in df.columns:
+            return pl.DataFrame(schema={"judgment_set": pl.String, "scope": pl.String,
+                                        "unit": pl.String, "reason": pl.String})
+        return df.filter(pl.col("judgment_set") == self.judgment_set)
+
+    def dropped_series(self) -> list[tuple[str, str]]:
+        df = self.dropped().filter(pl.col("scope") == "series")
+        return [(str(u), str(r)) for u, r in df.select("unit", "reason").iter_rows()]
+
+    def warnings(self) -> pl.DataFrame | None:
+        """``ingest/warnings.parquet`` (None if absent)."""
+        return self.optional_frame("ingest", "warnings.parquet")
+
+    def questions(self) -> pl.DataFrame | None:
+        return self.optional_frame("ingest", "questions.parquet")
+
+    def manifest(self) -> dict | None:
+        path = self.dir / "manifest.json"
+        return read_json(path, "manifest.json") if path.is_file() else None
+
+    def test_topics(self) -> dict[str, str]:
+        """Reading test -> topic from ``ingest/questions.parquet`` (empty if absent)."""
+        q = self.questions()
+        if q is None or not {"test", "topic"} <= set(q.columns):
+            return {}
+        pairs = q.select("test", "topic").drop_nulls().unique().sort("test", "topic")
+        return dict(zip(pairs["test"].to_list(), pairs["topic"].to_list(), strict=True))
+
+
+__all__ = ["Campaign", "NONRESPONSE_KINDS", "KENDALL_FILE", "AGREEMENT_FILE", "UNIT_NAMES",
+           "load_campaign", "read_parquet", "read_json", "campaign_plan", "plan_measures",
+           "expected_files", "read_figures"]

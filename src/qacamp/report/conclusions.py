@@ -1,0 +1,180 @@
+"""The reliability conclusions in sentences, from the analyses' frames (pure).
+
+Each function returns plain text for the overview page; every number comes
+from the frame it is given, formatted as the tables print it.  The wording
+follows the sources: the swap method's required difference and sensitivity
+(Voorhees 2005: "An error rate no greater than 5%, requires a difference in
+scores of at least 0.05 ... there are 1953 run pairs; 70% of the pairs have a
+difference in average per-series score that is at least 0.05"; the c@1
+paper's Table 2 for the observed mode), stability vs discrimination (Penas &
+Rodrigo 2011), discriminative power (Sakai 2006), Kendall tau between
+rankings (Voorhees 2003, 2005) and assessor disagreement (Voorhees 2003).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import polars as pl
+
+from ..measures import label
+from .figures.base import plural
+from .tables import agreement_counts, comparison_of
+from .tables.reliability import split_ranking
+
+
+def pct(x: float | None, digits: int = 0) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) \
+        else f"{100 * x:.{digits}f}%"
+
+
+def _missing(x: object) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fit_text(row: dict, counts: pl.DataFrame | None) -> str:
+    """How the error rates were obtained: the fitted curve and sizes, or observed at c."""
+    from ..reliability.curves import MODELS, describe_model
+
+    if row.get("mode") == "observed":
+        return f"swap rates observed at subsets of c = {row.get('observed_at')}, no extrapolation"
+    model = row.get("model")
+    text = (f"error rates extrapolated from curves {describe_model(model)}"
+            if model in MODELS else "error rates extrapolated (fitting method not recorded)")
+    if counts is not None and counts.height and row.get("min_fit_size") is not None:
+        text += f", on subset sizes {row['min_fit_size']}\u2013{int(counts['size'].max())}"
+    return text
+
+
+def swap_sentence(row: dict, unit: str, counts: pl.DataFrame | None = None) -> str:
+    """The swap method's conclusion for one measure (its summary row)."""
+    m, units = label(row["measure"]), plural(unit)
+    level, req = float(row.get("level") or 0.05), row.get("required_difference")
+    how = fit_text(row, counts)
+    if row.get("mode") == "observed":
+        c = row.get("observed_at")
+        if _missing(req):
+            return (f"On subsets of c = {c} {units}, no difference bin of {m} has a swap rate "
+                    f"of at most {level:.0%} ({how}): no difference in {m} can be called "
+                    "reliable at that size.")
+        return (f"On subsets of c = {c} {units}, differences of at least {req:.2f} in {m} have "
+                f"a swap rate of at most {level:.0%} ({how}); {pct(row.get('sensitivity'))} "
+                f"of the {int(row.get('n_comparisons') or 0):,} comparisons at c (run pairs "
+                "x trials) differ by at least that.")
+    full = int(row["full_size"])
+    if _missing(req):
+        return (f"With {full:,} {units}, no difference bin of {m} reaches a swap error of at "
+                f"most {level:.0%} ({how}): no difference in {m} can be called reliable "
+                "with this collection.")
+    text = (f"With {full:,} {units}, differences of at least {req:.2f} in {m} have at most "
+            f"{level:.0%} swap error ({how}); {pct(row.get('sensitivity'))} of the "
+            f"{int(row.get('n_pairs') or 0):,} run pairs differ by at least that.")
+    if row.get("size_reached") is not None:
+        text += (f" That error level is reached with {int(row['size_reached']):,} "
+                 f"{plural(unit, int(row['size_reached']))}.")
+    return text
+
+
+def stability_sentence(frames: Mapping[str, pl.DataFrame], fuzziness: float = 0.05) -> str:
+    """Error rate and ties of every measure at one fuzziness value (the one
+    closest to ``fuzziness``)."""
+    parts = []
+    at = None
+    for m, df in frames.items():
+        if not df.height:
+            continue
+        row = df.with_columns((pl.col("fuzziness") - fuzziness).abs().alias("_d")) \
+            .sort("_d", "fuzziness").row(0, named=True)
+        at = row["fuzziness"] if at is None else at
+        parts.append(f"{label(m)} errs in {pct(row['error_rate'], 1)} of the decisions with "
+                     f"{pct(row['prop_ties'], 1)} ties")
+    if not parts:
+        return ""
+    return (f"At fuzziness f = {at:.2f} (a difference below {at:.0%} of the larger score is a "
+            f"tie), " + "; ".join(parts) + ". Fewer errors for as many ties is better "
+            "(Penas & Rodrigo 2011).")
+
+
+def bootstrap_sentence(measure: str, pairs: pl.DataFrame, summary: dict | None) -> str:
+    """Discriminative power of one measure (Sakai 2006)."""
+    summary = summary or {}
+    n = int(summary.get("n_pairs") or pairs.height)
+    k = summary.get("n_significant")
+    if k is None and "significant" in pairs.columns:
+        k = int(pairs["significant"].cast(pl.Int64).sum())
+    if k is None or not n:
+        return ""
+    text = (f"{int(k):,} of the {n:,} run pairs ({pct(k / n, 1)}) differ significantly in "
+            f"{label(measure)} by the paired bootstrap test")
+    if summary.get("alpha") is not None:
+        text += f" (\u03b1 = {summary['alpha']:g}, {int(summary.get('samples') or 0):,} samples)"
+    text += "."
+    if not _missing(summary.get("estimated_difference")):
+        text += (" Sakai's estimated difference required for significance (the largest "
+                 f"over the pairs): {summary['estimated_difference']:.3f}.")
+    return text
+
+
+def equivalence_sentence(measure: str, frame: pl.DataFrame) -> str:
+    """How many groups of equally effective runs the required difference leaves."""
+    if not frame.height or "group" not in frame.columns:
+        return ""
+    groups = frame.group_by("group").len()
+    req = frame["required_difference"][0] if "required_difference" in frame.columns else None
+    n_runs, k = frame.height, groups.height
+    if _missing(req):
+        return (f"No difference in {label(measure)} reaches the error level, so the "
+                f"{n_runs} runs form one group of equally effective runs.")
+    return (f"The {n_runs} runs fall into {k} groups whose {label(measure)} differences are "
+            f"below {req:.2f} (runs in a group should be reported as equally effective); "
+            f"the largest group has {int(groups['len'].max())} runs.")
+
+
+def kendall_sentences(kendall: pl.DataFrame, primary: str) -> list[str]:
+    """One sentence per measure compared across judgment sets (range of tau with
+    the primary set), and per pair of measures or aggregations."""
+    out = []
+    rows = kendall.to_dicts()
+    variant = rows[0].get("variant") if rows else None
+    var = f" ({variant})" if variant else ""
+    by_measure: dict[str, list[float]] = {}
+    others = []
+    for r in rows:
+        a, b = str(r["ranking_a"]), str(r["ranking_b"])
+        kind = comparison_of(a, b)
+        (ma, sa), (_, sb) = split_ranking(a), split_ranking(b)
+        if kind == "judgment sets" and primary in (sa, sb):
+            by_measure.setdefault(ma, []).append(float(r["tau"]))
+        elif kind != "judgment sets":
+            others.append((kind, a, b, float(r["tau"])))
+    for m, taus in by_measure.items():
+        lo, hi = min(taus), max(taus)
+        span = f"tau {lo:.3f}" if len(taus) == 1 or lo == hi else f"tau from {lo:.3f} to {hi:.3f}"
+        n = len(taus)
+        out.append(f"Ranked by {label(m)}, the other judgment set{'s' if n > 1 else ''} "
+                   f"give{'' if n > 1 else 's'} rankings with Kendall {span}{var} against the "
+                   f"ranking under {primary} (Voorhees 2003, Table 3).")
+    for kind, a, b, tau in others:
+        (ma, _), (mb, _) = split_ranking(a), split_ranking(b)
+        source = (" (per-series vs per-type aggregation, as Voorhees 2005 compares them)"
+                  if kind == "aggregations" else "")
+        out.append(f"Ranking the runs by {label(ma)} and by {label(mb)} gives orders with "
+                   f"Kendall tau {tau:.3f}{var}{source}.")
+    return out
+
+
+def agreement_sentence(agreement: pl.DataFrame) -> str:
+    """Share of the commonly judged responses with differing judgments (Voorhees 2003)."""
+    judged, differing = agreement_counts(agreement)
+    if not judged:
+        return ""
+    width = len(str(agreement["tuple"][0])) if "tuple" in agreement.columns else None
+    who = f"all {width} assessors" if width else "every assessor"
+    return (f"Of the {judged:,} responses judged by {who}, {differing:,} "
+            f"({pct(differing / judged, 1)}) received differing judgments (Voorhees 2003, "
+            "Table 2).")
+
+
+__all__ = ["swap_sentence", "stability_sentence", "bootstrap_sentence", "equivalence_sentence",
+           "kendall_sentences", "agreement_sentence", "fit_text", "pct"]

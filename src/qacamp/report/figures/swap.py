@@ -1,0 +1,161 @@
+"""The swap method's error-rate curves (Voorhees 2003 Figure 2; Voorhees 2005
+Figure 4).
+
+One colour per difference bin: the observed error rates (points), the fitted
+curve (solid over the observed sizes, dashed where extrapolated to the full
+collection), the error-level line and the full-collection line.  The bins
+drawn are every bin from 0.01 up to the one the required difference is read
+from (so the bin that decides is on the figure with all the bins it was
+preferred to), or 0.01-0.07 when the level is not reached; the legend says
+which bins are shown.  The legend is outside the axes, so no curve is
+hidden; the footnote names the fitting method, the mode (extrapolated, or
+observed at c) and any weak-evidence warning of the summary.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from ...measures import label
+from .base import LEVEL_COLOR, colors, footnote, new_figure, plural, style
+
+#: bins drawn when the level is not reached: 0.01 <= d < 0.07
+DEFAULT_BINS = tuple(range(1, 7))
+
+
+def bin_label(lo: float | None, hi: float | None) -> str:
+    if hi is None or (isinstance(hi, float) and math.isnan(hi)):
+        return f"d \u2265 {lo:.2f}"
+    return f"{lo:.2f} \u2264 d < {hi:.2f}"
+
+
+def _summary_row(summary: pl.DataFrame | None) -> dict:
+    return summary.row(0, named=True) if summary is not None and summary.height else {}
+
+
+def bins_shown(fits: pl.DataFrame, summary: pl.DataFrame | None) -> list[int]:
+    """Every bin from 1 up to the summary's ``required_bin`` (bin 0 holds the
+    ties, which never swap); :data:`DEFAULT_BINS` when the level is not
+    reached.  Only bins present in ``fits``."""
+    present = set(fits["bin"].to_list())
+    req = _summary_row(summary).get("required_bin")
+    last = int(req) if req is not None else DEFAULT_BINS[-1]
+    shown = [b for b in range(1, last + 1) if b in present]
+    return shown or sorted(present)[:len(DEFAULT_BINS)]
+
+
+def swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None,
+                  warning: bool = True) -> str:
+    """How the curves were fitted and read, and (``warning``) any weak-evidence
+    warning."""
+    from ...reliability.curves import MODELS, describe_model
+
+    row = _summary_row(summary)
+    models = fits["model"].drop_nulls().unique().to_list() if "model" in fits.columns else []
+    model = row.get("model") or (models[0] if len(models) == 1 else None)
+    if model in MODELS:
+        text = f"Curves: {describe_model(model)}"
+        if row.get("min_fit_size") is not None:
+            text += f", on sizes \u2265 {row['min_fit_size']}"
+        text += "; dashed: extrapolated."
+    else:
+        text = "Curves: fitting method not recorded (rerun `qacamp reliability fit`)."
+    if row.get("mode") == "observed":
+        text += (f" Mode observed: the required difference is read from the swap rates "
+                 f"observed at c = {row['observed_at']} (no extrapolation).")
+    elif row:
+        text += " Mode extrapolated: the required difference is read from the curves at full size."
+    if warning and row.get("warning"):
+        text += f" Weak evidence: {row['warning']}."
+    return text
+
+
+def swap_title(measure: str, full_size: int, level: float, unit: str,
+               required_difference: float | None, row: dict) -> str:
+    units = plural(unit)
+    title = f"Swap method, {label(measure)}: error rate by score difference d"
+    if required_difference is not None and not math.isnan(required_difference):
+        where = (f"observed at c = {row['observed_at']} {units}" if row.get("mode") == "observed"
+                 else f"extrapolated to {full_size} {units}")
+        title += (f"\nd \u2265 {required_difference:.2f} needed for \u2264 {level:.0%} error "
+                  f"({where})")
+    elif row:
+        title += f"\nno difference bin reaches \u2264 {level:.0%} error"
+    return title
+
+
+def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
+                       full_size: int, level: float = 0.05, bins: Sequence[int] | None = None,
+                       unit: str = "question", required_difference: float | None = None,
+                       summary: pl.DataFrame | None = None):
+    """Observed swap error rates (points) and the fitted curves (the fits'
+    ``model``; solid over the observed sizes, dashed when extrapolated up to
+    ``full_size``, not extrapolated for a bin whose fit has a ``reason``) for
+    the difference bins ``bins`` (default :func:`bins_shown`), with the
+    ``level`` line; title with the measure's label, legend outside the axes,
+    footnote from :func:`swap_footnote`."""
+    from ...reliability.curves import model_error
+
+    fits = fits.sort("bin")
+    bins = list(bins) if bins is not None else bins_shown(fits, summary)
+    obs = counts.filter(pl.col("comparisons") > 0).with_columns(
+        (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+    row = _summary_row(summary)
+    units = plural(unit)
+    with style():
+        fig, ax = new_figure(8.6, 4.6)
+        max_obs = int(obs["size"].max() or 1) if obs.height else 1
+        for color, b in zip(colors(len(bins)), bins, strict=True):
+            fit = fits.filter(pl.col("bin") == b)
+            lo = fit["lo"][0] if fit.height else b * 0.01
+            hi = fit["hi"][0] if fit.height else None
+            name = bin_label(lo, hi)
+            if b == row.get("required_bin"):
+                name += " (decides)"
+            pts = obs.filter(pl.col("bin") == b).sort("size")
+            ax.plot(pts["size"].to_numpy(), pts["error_rate"].to_numpy(), "o", ms=3,
+                    color=color, alpha=0.6)
+            if fit.height and fit["a"][0] is not None and fit["b"][0] is not None:
+                a, k = float(fit["a"][0]), float(fit["b"][0])
+                model = fit["model"][0] if "model" in fit.columns else "exp"
+                reason = fit["reason"][0] if "reason" in fit.columns else None
+                c1 = np.linspace(max(1, int(pts["size"].min() or 1)), max_obs, 200)
+                ax.plot(c1, model_error(model, a, k, c1), "-", color=color, lw=1.5,
+                        label=name if reason is None else f"{name} ({reason})")
+                if full_size > max_obs and reason is None:
+                    c2 = np.linspace(max_obs, full_size, 200)
+                    ax.plot(c2, model_error(model, a, k, c2), "--", color=color, lw=1.2)
+            else:
+                reason = fit["reason"][0] if fit.height and "reason" in fit.columns else None
+                ax.plot([], [], "o", color=color,
+                        label=f"{name} (no fit{': ' + reason if reason else ''})")
+        ax.axhline(level, color=LEVEL_COLOR, lw=1, ls=":", label=f"{level:.0%} error level")
+        ax.axvline(full_size, color="0.4", lw=0.8, ls="-.",
+                   label=f"full collection ({full_size} {units})")
+        if row.get("mode") == "observed" and row.get("observed_at"):
+            ax.axvline(row["observed_at"], color="0.2", lw=0.8, ls=":",
+                       label=f"observed at c = {row['observed_at']}")
+        ax.set_xlim(0, full_size * 1.03)
+        ax.set_ylim(0, None)
+        ax.set_xlabel(f"Test set size (number of {units})")
+        ax.set_ylabel("Error rate (swaps / comparisons)")
+        ax.set_title(swap_title(measure, full_size, level, unit, required_difference, row))
+        shown = "no bins"
+        first = fits.filter(pl.col("bin") == bins[0]) if bins else fits.head(0)
+        last = fits.filter(pl.col("bin") == bins[-1]) if bins else fits.head(0)
+        if first.height and last.height:
+            hi = last["hi"][0]
+            shown = (f"bins {first['lo'][0]:.2f}\u2013{hi:.2f} shown" if hi is not None
+                     else f"bins from {first['lo'][0]:.2f} shown")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True,
+                   title=f"Score difference d\n({shown})", title_fontsize=8)
+        footnote(fig, swap_footnote(fits, summary), width=150)
+    return fig
+
+
+__all__ = ["swap_curves_figure", "swap_footnote", "swap_title", "bins_shown", "bin_label",
+           "DEFAULT_BINS"]

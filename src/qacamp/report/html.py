@@ -1,0 +1,47 @@
+"""HTML view of a :class:`~qacamp.report.tables.Table` (pure; the markup is
+written by the ``table`` macro of ``templates/macros.html.j2``).
+
+:func:`table_view` turns a table into plain data: headers (with the column's
+kind, ``text`` or ``num``), blocks of rows (runs, then baselines) and cells
+holding the printed text (the same fixed formats as LaTeX and Markdown, a
+missing value as an en dash) and a sort key (the raw number, so the page's
+optional script sorts 0.10 after 0.09; text sorts by itself).  Escaping is
+Jinja2's autoescape.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .formats import block_title, blocks, format_value
+from .tables import Table
+
+MISSING = "\u2013"
+
+
+def _sort_key(value: object, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if fmt in ("text", "measure"):
+        return format_value(value, fmt)
+    return repr(float(value))
+
+
+def table_view(table: Table, sortable: bool = False) -> dict:
+    """``{"name", "caption", "notes", "sortable", "headers": [{"text", "kind"}],
+    "blocks": [{"title", "rows": [[{"text", "sort", "kind"}]]}], "n_rows"}``."""
+    kinds = ["text" if c.fmt in ("text", "measure") else "num" for c in table.columns]
+    out_blocks = []
+    for i, (name, rows) in enumerate(blocks(table)):
+        cells = [[{"text": format_value(row[c.key], c.fmt, MISSING),
+                   "sort": _sort_key(row[c.key], c.fmt), "kind": k}
+                  for c, k in zip(table.columns, kinds, strict=True)] for row in rows]
+        out_blocks.append({"title": block_title(name) if i > 0 else None, "rows": cells})
+    return {"name": table.name, "caption": table.caption, "notes": list(table.notes),
+            "sortable": sortable,
+            "headers": [{"text": c.header, "kind": k}
+                        for c, k in zip(table.columns, kinds, strict=True)],
+            "blocks": out_blocks, "n_rows": table.frame.height}
+
+
+__all__ = ["table_view", "MISSING"]

@@ -1,0 +1,254 @@
+"""What the campaign overview page says, in the order of an overview paper
+(pure: a :class:`~.campaign.Campaign`'s frames and the figures' PNG bytes in,
+the template's context out).
+
+1. the campaign: kind, edition, questions, runs, judgment sets, what was
+   dropped and why;
+2. the run table (sortable on the page);
+3. breakdowns per question type, topic, series, reading test;
+4. reliability: per measure the swap method's conclusion in a sentence with
+   its figure, the Table 2 summary, discriminative power, equivalence groups,
+   stability vs discrimination;
+5. agreement: Kendall tau between rankings, assessor disagreement;
+6. warnings: ingest warnings (truncated answers, low coverage ...), weak
+   evidence of the swap method, automatic judgments, dropped units;
+7. provenance from ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+
+import polars as pl
+
+from ..config import bootstrap_measures
+from ..measures import label
+from . import conclusions as S
+from .build import build_tables
+from .campaign import Campaign
+from .figures.base import plural
+from .figures.swap import swap_footnote
+from .html import table_view
+from .tables import BLOCK_BASELINES, cap
+
+KIND_NAMES = {
+    "trec-factoid": "TREC factoid question answering (as TREC 2002, Voorhees 2003)",
+    "trec-series": "TREC question series (as TREC 2004, Voorhees 2005)",
+    "qa4mre": "QA4MRE machine reading, multiple choice with abstention (Penas et al. 2013)",
+    "clef-qa": "CLEF question answering with abstention, scored with c@1 "
+               "(Penas & Rodrigo 2011)",
+    "pan": "PAN authorship verification",
+    "score-matrix": "score matrix computed elsewhere",
+}
+#: The measure the run table is sorted by.
+MAIN_MEASURES = {"trec-factoid": "cws", "trec-series": "series_score", "qa4mre": "c_at_1",
+                 "clef-qa": "c_at_1", "pan": "overall"}
+AUTOMATIC_SET = "automatic"
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def main_measure(c: Campaign) -> str:
+    return MAIN_MEASURES.get(c.kind) or (c.measures[0] if c.measures else "score")
+
+
+def _figure(name: str, figures: Mapping[str, bytes], alt: str, caption: str) -> dict:
+    from ..errors import InputError
+
+    if name not in figures:
+        raise InputError(f"figures/{name}.png", None, "figure not found",
+                         "run `qacamp report figures` for this campaign first")
+    return {"name": name, "src": data_uri(figures[name]), "alt": alt, "caption": caption}
+
+
+def facts(c: Campaign, run_table) -> dict:
+    """The campaign section: kind, edition, questions by type, runs, judgment sets, dropped."""
+    options = c.meta.get("options") or {}
+    blocks = run_table.frame["block"].to_list()
+    n_base = sum(b == BLOCK_BASELINES for b in blocks)
+    questions = c.questions()
+    by_type = []
+    if questions is not None and questions.height and "qtype" in questions.columns:
+        counts = questions.group_by("qtype").len().sort("qtype")
+        by_type = [(str(t), int(n)) for t, n in counts.iter_rows()]
+    dropped = c.dropped()
+    drops = [{"scope": r["scope"], "unit": r["unit"], "reason": r["reason"]}
+             for r in dropped.sort("scope", "unit").to_dicts()]
+    sets = list(c.meta.get("judgment_sets") or c.judgment_sets)
+    if AUTOMATIC_SET in c.judgment_sets and AUTOMATIC_SET not in sets:
+        sets.append(AUTOMATIC_SET)
+    return {
+        "kind": c.kind, "kind_name": KIND_NAMES.get(c.kind, c.kind),
+        "edition": options.get("edition") or options.get("year"),
+        "questions": questions.height if questions is not None else None,
+        "questions_name": cap(plural(c.unit)) if c.unit == "problem" else "Questions",
+        "by_type": by_type, "unit": c.unit,
+        "runs": len(blocks) - n_base, "baselines": n_base,
+        "judgment_sets": sets, "primary": c.judgment_set,
+        "dropped": drops,
+    }
+
+
+def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
+    """Per measure: sentence, swap figure with its caption; then the tables."""
+    measures, notes = [], []
+    for m in c.measures:
+        summary = c.rel(f"swap_{m}_summary.parquet")
+        counts = c.rel(f"swap_{m}.parquet")
+        fits = c.rel(f"swap_{m}_fits.parquet")
+        row = summary.row(0, named=True) if summary.height else {"measure": m}
+        sentences = [S.swap_sentence(row, c.unit, counts)]
+        if m in bootstrap_measures(c.measures):
+            bsum = c.optional_frame("reliability", f"bootstrap_{m}_summary.parquet")
+            sentences.append(S.bootstrap_sentence(
+                m, c.rel(f"bootstrap_{m}.parquet"),
+                bsum.row(0, named=True) if bsum is not None and bsum.height else None))
+        eq = c.optional_frame("reliability", f"equivalence_{m}.parquet")
+        if eq is not None:
+            sentences.append(S.equivalence_sentence(m, eq))
+        caption = (f"Swap method, {label(m)}: error rate (swaps / comparisons over pairs of "
+                   f"runs scored on two disjoint random subsets) against subset size, one "
+                   f"colour per 0.01-wide score-difference bin, every bin up to the one the "
+                   f"required difference is read from. " + swap_footnote(fits, summary, warning=False))
+        weak = row.get("warning")
+        if weak:
+            notes.append(f"Swap method, {label(m)}: weak evidence: {weak}.")
+        measures.append({"measure": m, "label": label(m), "title": cap(label(m)),
+                         "sentences": [s for s in sentences if s], "weak": weak,
+                         "figure": _figure(f"swap_{m}", figures,
+                                           f"Swap-method error rates of {label(m)}", caption)})
+    stability = None
+    if c.measures:
+        frames = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
+        size = next((int(df["size"][0]) for df in frames.values()
+                     if "size" in df.columns and df.height), None)
+        caption = ("Stability versus discrimination (Penas & Rodrigo 2011, Figure 2): for "
+                   "each measure the error rate (decisions contradicting the majority over "
+                   "the trials) against the proportion of ties as the fuzziness f grows"
+                   + (f", on subsets of {size} {plural(c.unit, size)}" if size else "") + ".")
+        stability = {"sentence": S.stability_sentence(frames),
+                     "figure": _figure("stability", figures, "Error rate against "
+                                       "proportion of ties", caption)}
+    return {"measures": measures, "stability": stability, "notes": notes,
+            "tables": [table_view(tables[n]) for n in ("swap_summary", "bootstrap",
+                                                       "equivalence") if n in tables]}
+
+
+def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
+    figs = []
+    if c.kind == "trec-series":
+        figs.append(_figure("series_boxplot", figures, "Per-series scores",
+                            "Per-series score of every participants' run, one box per series "
+                            "(Voorhees 2005, Figure 3); series without a score are named "
+                            "under the plot."))
+        figs.append(_figure("top_runs", figures, "Top runs",
+                            "Average per-series score of the ten best runs (Voorhees 2005, "
+                            "Figure 2)."))
+    if c.kind == "qa4mre":
+        figs.append(_figure("reading_tests", figures, "c@1 per reading test and topic",
+                            "c@1 of every participants' run per reading test (left, coloured "
+                            "by topic) and per topic (right), with the pass mark 0.5."))
+    views = [table_view(tables[n]) for n in ("by_qtype", "by_topic", "distributions")
+             if n in tables]
+    return {"tables": views, "figures": figs}
+
+
+def agreement_section(c: Campaign, tables: dict) -> dict:
+    sentences = []
+    kendall = c.optional_frame("reliability", "kendall.parquet")
+    if kendall is not None and kendall.height and {"ranking_a", "ranking_b", "tau"} <= \
+            set(kendall.columns):
+        sentences += S.kendall_sentences(kendall, c.judgment_set)
+    if "agreement" in tables:
+        sentences.append(S.agreement_sentence(c.rel("agreement.parquet")))
+    return {"sentences": [s for s in sentences if s],
+            "tables": [table_view(tables[n]) for n in ("kendall", "agreement") if n in tables]}
+
+
+def warnings_list(c: Campaign, reliability_notes: list[str]) -> list[str]:
+    out = []
+    w = c.warnings()
+    if w is not None and w.height:
+        for r in w.to_dicts():
+            where = " ".join(str(x) for x in (r.get("file"), r.get("place")) if x)
+            count = f" ({r['count']:,} cases)" if r.get("count") and r["count"] > 1 else ""
+            out.append(f"Ingest ({r.get('kind')}): {r.get('message')}{count}"
+                       + (f" [{where}]" if where else ""))
+    if AUTOMATIC_SET in c.judgment_sets:
+        used = " The run table uses them." if c.judgment_set == AUTOMATIC_SET else ""
+        out.append("Automatic judgments: the judgment set 'automatic' was made by matching "
+                   "the answer patterns, not by assessors." + used)
+    dropped = c.dropped()
+    if dropped.height:
+        per = dropped.group_by("scope").len().sort("scope")
+        out.append("Dropped from scoring: " + ", ".join(
+            f"{n} {plural(s, n)}" for s, n in per.iter_rows()) + " (see The campaign).")
+    out += reliability_notes
+    return out
+
+
+def provenance(c: Campaign) -> dict | None:
+    m = c.manifest()
+    if m is None:
+        return None
+    plan = m.get("reliability_plan") or {}
+    return {"git_commit": m.get("git_commit"), "versions": sorted((m.get("versions") or
+                                                                   {}).items()),
+            "seed": plan.get("seed"), "shards": m.get("shards"),
+            "measures": [label(x) for x in plan.get("measures") or []],
+            "inputs": [(i.get("path"), i.get("sha256")) for i in m.get("inputs") or []]}
+
+
+def campaign_context(c: Campaign, figures: Mapping[str, bytes],
+                     index_href: str | None = None) -> dict:
+    """Everything the campaign page shows (``templates/campaign.html.j2``)."""
+    tables = build_tables(c)
+    run_table = tables["runs"]
+    main = main_measure(c)
+    info = facts(c, run_table)
+    top = run_table.frame.filter(pl.col("block") != BLOCK_BASELINES)
+    best = None
+    if main in top.columns and top.height:
+        r = top.row(0, named=True)
+        if r.get(main) is not None:
+            best = {"run": r["run"], "measure": label(main), "value": f"{r[main]:.3f}"}
+    results_tables = [table_view(run_table, sortable=True)]
+    if "c_at_1_vs_accuracy" in tables:
+        results_tables.append(table_view(tables["c_at_1_vs_accuracy"], sortable=True))
+    rel = reliability_section(c, tables, figures) if c.measures else None
+    return {
+        "name": c.name, "title": c.meta.get("title") or c.name, "index_href": index_href,
+        "facts": info, "best": best, "main_measure": label(main),
+        "results": results_tables,
+        "breakdowns": breakdown_section(c, tables, figures),
+        "reliability": rel,
+        "agreement": agreement_section(c, tables) if c.reliability else None,
+        "warnings": warnings_list(c, rel["notes"] if rel else []),
+        "provenance": provenance(c),
+    }
+
+
+def index_row(c: Campaign, href: str) -> dict:
+    """One campaign's line on the index page: what it is and its best run."""
+    from .tables import run_table
+
+    units = c.units() if c.kind == "trec-factoid" else None
+    frame = run_table(c.runs, c.kind, c.judgment_set, units=units,
+                      what=c.path("scores", "runs.parquet")).frame
+    part = frame.filter(pl.col("block") != BLOCK_BASELINES)
+    main = main_measure(c)
+    best = part.row(0, named=True) if part.height and main in part.columns else None
+    questions = c.questions()
+    options = c.meta.get("options") or {}
+    return {"name": c.name, "href": href, "title": c.meta.get("title") or c.name,
+            "kind": c.kind, "edition": options.get("edition") or options.get("year") or "",
+            "runs": part.height, "questions": questions.height if questions is not None else None,
+            "measure": label(main),
+            "best_run": best["run"] if best else None,
+            "best_value": f"{best[main]:.3f}" if best and best[main] is not None else None}
+
+
+__all__ = ["campaign_context", "index_row", "KIND_NAMES", "MAIN_MEASURES", "data_uri"]

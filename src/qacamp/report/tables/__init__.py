@@ -1,0 +1,59 @@
+"""Paper tables as pure functions: score / reliability frames in, :class:`Table` out.
+
+- :mod:`.base`: :class:`Table`, :class:`Column` and the frame helpers;
+- :mod:`.runs`: run tables per campaign kind, c@1 vs accuracy, per-unit
+  breakdowns, the editions overview;
+- :mod:`.reliability`: swap summary, Kendall tau, assessor agreement,
+  equivalence groups, bootstrap, distributions.
+
+:mod:`qacamp.report.formats` turns a table into LaTeX, Markdown, CSV and HTML
+text; :mod:`qacamp.report.build` decides which tables a campaign has.
+"""
+
+from __future__ import annotations
+
+from .base import (
+    ALIASES,
+    BLOCK_BASELINES,
+    BLOCK_RUNS,
+    FORMATS,
+    Column,
+    Table,
+    cap,
+    choose_judgment_set,
+    measure_header,
+    questions_per_run,
+    wide_scores,
+)
+from .reliability import (
+    agreement_counts,
+    agreement_table,
+    bootstrap_table,
+    comparison_of,
+    distributions_table,
+    equivalence_table,
+    generic_table,
+    kendall_table,
+    ranking_text,
+    swap_summary_table,
+)
+from .runs import (
+    PAN_TABLE_MEASURES,
+    breakdown_table,
+    c_at_1_table,
+    editions_table,
+    generic_run_table,
+    nonresponse_run_table,
+    pan_run_table,
+    run_table,
+    series_run_table,
+    trec_factoid_run_table,
+)
+
+__all__ = ["ALIASES", "BLOCK_BASELINES", "BLOCK_RUNS", "FORMATS", "Column", "Table", "cap",
+           "choose_judgment_set", "measure_header", "questions_per_run", "wide_scores",
+           "agreement_counts", "agreement_table", "bootstrap_table", "comparison_of",
+           "distributions_table", "equivalence_table", "generic_table", "kendall_table",
+           "ranking_text", "swap_summary_table", "PAN_TABLE_MEASURES", "breakdown_table",
+           "c_at_1_table", "editions_table", "generic_run_table", "nonresponse_run_table",
+           "pan_run_table", "run_table", "series_run_table", "trec_factoid_run_table"]
