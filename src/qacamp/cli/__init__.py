@@ -27,7 +27,7 @@ HELP = {
     "score": "score an ingested campaign: ingest/*.parquet + campaign.json -> "
              "scores/*.parquet, runs.csv",
     "reliability": "swap method, fits, stability, bootstrap, Kendall tau",
-    "report": "write the overview paper's tables, figures and HTML pages",
+    "report": "write the overview paper's tables, figures and pages",
     "manifest": "write the provenance manifest of a campaign's results",
     "duckdb": "(re)build <campaign folder>/campaign.duckdb: one SQL view per Parquet table",
 }

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from ..io import write_text
+from . import HELP
 
 
 def _print(paths: list[Path]) -> None:
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="write the overview paper's tables, figures and pages",
+    p = sub.add_parser("report", help=HELP["report"],
                        description=__doc__.split("::")[0].strip(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
