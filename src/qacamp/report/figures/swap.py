@@ -57,7 +57,10 @@ def swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None,
     row = _summary_row(summary)
     models = fits["model"].drop_nulls().unique().to_list() if "model" in fits.columns else []
     model = row.get("model") or (models[0] if len(models) == 1 else None)
-    if model in MODELS:
+    fitted = "a" in fits.columns and fits["a"].drop_nulls().len() > 0
+    if row.get("mode") == "observed" and not fitted:
+        text = "No curve is fitted (one subset size): points are the observed swap rates."
+    elif model in MODELS:
         text = f"Curves: {describe_model(model)}"
         if row.get("min_fit_size") is not None:
             text += f", on sizes \u2265 {row['min_fit_size']}"
@@ -129,6 +132,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                 if full_size > max_obs and reason is None:
                     c2 = np.linspace(max_obs, full_size, 200)
                     ax.plot(c2, model_error(model, a, k, c2), "--", color=color, lw=1.2)
+            elif row.get("mode") == "observed":  # read from the points: no curve needed
+                ax.plot([], [], "o", color=color, label=name)
             else:
                 reason = fit["reason"][0] if fit.height and "reason" in fit.columns else None
                 ax.plot([], [], "o", color=color,
