@@ -208,3 +208,35 @@ def test_duckdb_is_rebuilt_where_the_results_are(tmp_path, capsys):
     assert all(str(moved.resolve()) in s for s in sqls), sqls
     assert sorted(p.name for p in moved.iterdir()) == ["campaign.duckdb", "ingest",
                                                       "reliability", "scores"]
+
+
+def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
+    """An OS error while ingest renames its folder into place (e.g. a full disk)
+    is the project's error naming the folder, not a traceback."""
+    import json
+    import os
+
+    from qacamp.cli import main
+
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text('{"id": "1", "same": true}\n')
+    answers = tmp_path / "team" / "answers.jsonl"
+    answers.parent.mkdir()
+    answers.write_text('{"id": "1", "value": 0.9}\n')
+    campaign = {"kind": "pan", "truth": str(truth), "answers": str(answers)}
+    real = os.replace
+
+    def failing(src, dst):
+        if str(dst).endswith("ingest"):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    capsys.readouterr()
+    rc = main(["ingest", "--campaign-json", json.dumps(campaign), "--name", "p",
+               "--out", str(tmp_path / "res" / "ingest")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert "res/ingest: cannot write: No space left on device" in err
+    assert not (tmp_path / "res" / "ingest").exists()
+    assert not [p for p in (tmp_path / "res").iterdir() if p.name.startswith(".ingest.")]

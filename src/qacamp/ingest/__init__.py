@@ -51,6 +51,7 @@ from pathlib import Path
 import polars as pl
 
 from .. import tables
+from ..errors import OutputError
 from ..io import write_parquet, write_text
 from .auto import add_automatic
 from .campaign import (
@@ -110,9 +111,19 @@ def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Pa
 
     Everything is written into a temporary sibling directory that is renamed
     onto ``outdir`` at the end, so a failure leaves no partial ``outdir``
-    (an existing ``outdir`` is replaced only on success).
+    (an existing ``outdir`` is replaced only on success).  An operating-system
+    error (full disk, no permission) is an :class:`~qacamp.errors.OutputError`
+    naming the folder.
     """
     outdir = Path(outdir)
+    try:
+        _write_ingest(tabs, resolved, outdir)
+    except OSError as exc:
+        raise OutputError(outdir, exc.strerror or str(exc),
+                          "free space or fix the folder's permissions, then rerun") from exc
+
+
+def _write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: Path) -> None:
     outdir.parent.mkdir(parents=True, exist_ok=True)
     # folders an earlier writer left when it was killed (SIGKILL skips the cleanup below)
     for stale in outdir.parent.glob(f".{outdir.name}.*"):
