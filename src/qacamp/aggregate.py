@@ -51,14 +51,25 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
     values = [*sums, *means]
     if not keys or not values:
         return _ordered(df, keys, order, sums, means, count, out_schema)
-    # integers whose every partial sum stays below 2**52: exact in any order
-    bound = _EXACT / df.height
-    exact = pl.all_horizontal([pl.col(c).is_null() | ((pl.col(c) == pl.col(c).round(0))
-                                                      & (pl.col(c).abs() < bound))
-                               for c in values])
+    if all(df.schema[c].is_integer() or df.schema[c] == pl.Boolean for c in values):
+        exact = pl.lit(True)  # integer columns: summed as integers, exact
+    else:
+        # integers whose every partial sum stays below 2**52: exact in any order
+        bound = _EXACT / df.height
+        exact = pl.all_horizontal([pl.col(c).is_null() | ((pl.col(c) == pl.col(c).round(0))
+                                                          & (pl.col(c).abs() < bound))
+                                   for c in values])
+
+    def total(c: str) -> pl.Expr:
+        """An integer column's exact integer sum, a float column's sum."""
+        dt = df.schema[c]
+        if dt.is_integer() or dt == pl.Boolean:
+            return pl.col(c).cast(pl.Int64).sum().cast(pl.Float64)
+        return pl.col(c).cast(pl.Float64).sum()
+
     agg = df.group_by(keys).agg(
-        *[pl.col(c).cast(pl.Float64).sum() for c in sums],
-        *[pl.col(c).cast(pl.Float64).sum().alias(f"_s_{c}") for c in means],
+        *[total(c) for c in sums],
+        *[total(c).alias(f"_s_{c}") for c in means],
         *[pl.col(c).count().alias(f"_n_{c}") for c in means],
         pl.len().alias("_len"), exact.all().alias("_exact"))
     agg = agg.with_columns(

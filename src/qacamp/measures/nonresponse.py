@@ -52,25 +52,30 @@ def c_at_1(n_right: float, n_unanswered: float, n: float) -> float:
     return (n_right + n_unanswered * n_right / n) / n
 
 
+COUNT_COLUMNS = tuple(f"n_{c}" for c in OUTCOME_COLUMNS)
+
+
 def outcome_indicators(outcome: pl.Expr) -> list[pl.Expr]:
-    """Float 0/1 columns r, w, ur, uw, ue from an outcome string column."""
-    return [(outcome == code).cast(pl.Float64).alias(code.lower())
+    """0/1 columns r, w, ur, uw, ue (UInt8: their sums are exact) from an
+    outcome string column."""
+    return [(outcome == code).cast(pl.UInt8).alias(code.lower())
             for code in ("R", "W", "UR", "UW", "UE")]
 
 
-def aggregate(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) -> pl.DataFrame:
-    """Counts and non-response measures per group ``keys``.
-
-    ``df`` has one row per question with the float outcome columns r, w, ur,
-    uw, ue (0/1, or probabilities for an expected-value run).  Also returns
-    ``accuracy`` = nR / n.  ``order`` (e.g. the question id) fixes the order in
-    which each group's values are added (:func:`qacamp.aggregate.group_agg`),
-    so fractional counts give the same bits on every run.
-    """
-    keys = list(keys)
-    sums = group_agg(df, keys, order, sums=OUTCOME_COLUMNS).rename(
+def counts(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) -> pl.DataFrame:
+    """Outcome counts n_r, n_w, n_ur, n_uw, n_ue per group ``keys`` of a frame with
+    one row per question and the outcome columns r, w, ur, uw, ue (0/1, or
+    probabilities for an expected-value run).  ``order`` (e.g. the question id)
+    fixes the order in which fractional values are added
+    (:func:`qacamp.aggregate.group_agg`): the same bits on every run."""
+    return group_agg(df, list(keys), order, sums=OUTCOME_COLUMNS).rename(
         {c: f"n_{c}" for c in OUTCOME_COLUMNS})
-    nr, nw, nur, nuw, nue = (pl.col(f"n_{c}") for c in OUTCOME_COLUMNS)
+
+
+def from_counts(sums: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """The non-response measures (and ``accuracy`` = nR / n) from the counts of
+    :func:`counts` (or sums of them)."""
+    nr, nw, nur, nuw, nue = (pl.col(c) for c in COUNT_COLUMNS)
     nu = nur + nuw + nue
     n = nr + nw + nu
 
@@ -88,3 +93,9 @@ def aggregate(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) 
         nur.alias("n_unanswered_right"), nuw.alias("n_unanswered_wrong"),
         nue.alias("n_unanswered_empty"),
     )
+
+
+def aggregate(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) -> pl.DataFrame:
+    """Counts and non-response measures per group ``keys`` (:func:`counts`, then
+    :func:`from_counts`)."""
+    return from_counts(counts(df, keys, order), list(keys))

@@ -73,8 +73,8 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
     judged = judged_units(ctx, out)
     qf = None
     if judged.question.height:
-        grid, enums, multi = question_outcomes(ctx, judged.question)
-        qf = question_scores(ctx, grid, enums, multi, out)
+        grid, expected, enums, multi = question_outcomes(ctx, judged.question)
+        qf = question_scores(ctx, grid, expected, enums, multi, out)
     if kind == "pan":
         pan_scores(ctx, out)
     lf = list_scores(ctx, judged.lists, out)

@@ -81,7 +81,6 @@ def expected_rows(ctx: Context, jq: pl.DataFrame, enums: dict) -> pl.DataFrame:
         pl.lit(None, pl.String).alias("judgment"),
         pl.when(pl.col("k") > 0).then(1.0 / pl.col("k")).otherwise(0.0).alias("r"))
     e = e.with_columns((1.0 - pl.col("r")).alias("w"), pl.lit(0.0).alias("ur"),
-                       pl.lit(0.0).alias("uw"), pl.lit(0.0).alias("ue"),
-                       pl.lit(0.0).alias("r_lenient"), pl.lit(0.0).alias("r_local"))
+                       pl.lit(0.0).alias("uw"), pl.lit(0.0).alias("ue"))
     return e.with_columns([pl.col(c).cast(pl.String).cast(dt) for c, dt in enums.items()
                            if c in e.columns])

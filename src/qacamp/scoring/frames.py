@@ -146,7 +146,7 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     for c in keys:
         n = len(cats[c])
         key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
-    df = df.sort(key, maintain_order=True)
+    df = df.sort(key)  # the keys identify a row (see OUT_SORT): no ties to keep in order
     return df.select([pl.lit(pl.Series(cats[c], dtype=pl.String)).gather(pl.col(c)).alias(c)
                       if c in keys else pl.col(c) for c in schema])
 

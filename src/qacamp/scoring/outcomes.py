@@ -32,11 +32,15 @@ OC_COLS = [JS, "run", "qid", "qtype", "series", "topic", "test", "_u", "aux", "n
            "position", "rank", "answered", "nil", "outcome", "judgment"]
 
 
-def question_outcomes(ctx: Context, judged: pl.DataFrame) -> tuple[pl.DataFrame, dict, bool]:
+def question_outcomes(ctx: Context, judged: pl.DataFrame
+                      ) -> tuple[pl.DataFrame, pl.DataFrame | None, dict, bool]:
     """The outcome grid of the judged question-level questions, with the QA4MRE
-    baselines as extra runs.  Returns ``(grid, enums, multi)``: ``enums`` maps
-    key columns to the Enum dtypes the grid uses, ``multi`` is true when some
-    run returned several ranked answers for a question."""
+    baselines as extra runs.  Returns ``(grid, expected, enums, multi)``:
+    ``expected`` holds the rows of the expected random-choice run (fractional
+    r and w; None for other kinds), kept apart so that the big grid's sums
+    stay exact integers; ``enums`` maps key columns to the Enum dtypes the
+    frames use, ``multi`` is true when some run returned several ranked
+    answers for a question."""
     t = ctx.t
     meta = ctx.questions.select("qid", "qtype", "series", "topic", "test", "aux", "nil_answer",
                                 "position")
@@ -87,15 +91,18 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame) -> tuple[pl.DataFrame,
         base = base.with_columns([pl.col(c).cast(pl.String).cast(e) for c, e in enums.items()
                                   if c in base.columns])
         g = pl.concat([g.select(OC_COLS), base.select(OC_COLS)], how="vertical_relaxed")
-    answered = pl.col("answered")
-    g = g.with_columns(
-        *nonresponse.outcome_indicators(pl.col("outcome")),
-        (answered & judg.is_in(["R", "U"])).cast(pl.Float64).fill_null(0.0).alias("r_lenient"),
-        (answered & judg.is_in(["R", "L"])).cast(pl.Float64).fill_null(0.0).alias("r_local"))
+    g = g.with_columns(*nonresponse.outcome_indicators(pl.col("outcome")))
+    if ctx.kind.startswith("trec"):  # lenient (R or U) and locally correct (R or L)
+        answered = pl.col("answered")
+        g = g.with_columns(
+            (answered & judg.is_in(["R", "U"])).fill_null(False).cast(pl.UInt8)
+            .alias("r_lenient"),
+            (answered & judg.is_in(["R", "L"])).fill_null(False).cast(pl.UInt8)
+            .alias("r_local"))
+    expected = None
     if ctx.kind == "qa4mre":
-        g = pl.concat([g, expected_rows(ctx, jq, enums).select(g.columns)],
-                      how="vertical_relaxed")
-    return g, enums, multi
+        expected = expected_rows(ctx, jq, enums).select(g.columns)
+    return g, expected, enums, multi
 
 
 def _codes(df: pl.DataFrame, col: str) -> np.ndarray:

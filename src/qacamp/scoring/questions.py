@@ -19,7 +19,6 @@ import polars as pl
 
 from ..aggregate import group_agg
 from ..measures import factoid, nonresponse, reading
-from .baselines import BASELINE_EXPECTED
 from .context import Context
 from .frames import JS, Collector
 
@@ -27,16 +26,27 @@ TREC_UNIT_MEASURES = {"accuracy": "r", "mrr": "rr", "mrr_lenient": "rr_lenient",
                       "accuracy_lenient": "r_lenient", "accuracy_local": "r_local"}
 
 
-def question_scores(ctx: Context, g: pl.DataFrame, enums: dict, multi: bool,
-                    out: Collector) -> pl.DataFrame | None:
+#: finest grouping of the question-level counts; every scope is a sum of these
+FINE = [JS, "run", "_u", "topic", "test"]
+AUX = "auxiliary"
+
+
+def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None, enums: dict,
+                    multi: bool, out: Collector) -> pl.DataFrame | None:
     """Add the question-level scores to ``out``; return the main-question frame
-    (String keys) for the TREC aggregations, None for other kinds."""
-    main = g.filter(~pl.col("aux"))
-    exp = pl.col("run") == BASELINE_EXPECTED
-    out.outcomes.append(main.filter(~exp).select(JS, "run", "qid", "rank", "answered",
-                                                 "outcome"))
+    (String keys) for the TREC aggregations, None for other kinds.  ``expected``
+    (the expected random-choice run, QA4MRE) is scored alongside the grid.
+
+    The outcome counts are taken once per (judgment set, run, question type,
+    topic, test) and every scope sums them (integer counts: exact; the
+    expected run's fractional ones in a fixed order)."""
+    main = g.filter(pl.col("aux").not_()) if g["aux"].any() else g
+    out.outcomes.append(main.select(JS, "run", "qid", "rank", "answered", "outcome"))
+    fine = pl.concat([nonresponse.counts(f, FINE, order=["qid"])
+                      for f in (g, expected) if f is not None and f.height])
+    main_fine = fine.filter(pl.col("_u").cast(pl.String) != AUX)
     keys = [JS, "run"]
-    allsc = nonresponse.aggregate(main, keys, order=["qid"])
+    allsc = _level(main_fine, keys)
     trec = ctx.kind.startswith("trec")
     unit_cols = {"accuracy": "r"}
     if trec:
@@ -51,26 +61,31 @@ def question_scores(ctx: Context, g: pl.DataFrame, enums: dict, multi: bool,
                  .join(factoid.nil_scores(_nil_frame(main), keys), on=keys))
         unit_cols = TREC_UNIT_MEASURES
     out.add(allsc, "all", "all")
-    out.unit_rows(main.filter(~exp).with_columns([pl.col(src).alias(name)
-                                                  for name, src in unit_cols.items()]),
-                  list(unit_cols))
-    out.add(nonresponse.aggregate(g, [*keys, "_u"], order=["qid"]).rename({"_u": "unit"}),
-            "qtype", pl.col("unit"))
+    out.unit_rows(main.with_columns([pl.col(src).alias(name)
+                                     for name, src in unit_cols.items()]), list(unit_cols))
+    out.add(_level(fine, [*keys, "_u"]).rename({"_u": "unit"}), "qtype", pl.col("unit"))
     if ctx.kind == "qa4mre":
-        _reading(ctx, main, keys, out)
+        _reading(ctx, main_fine, keys, out)
     if not trec:
         return None
     return main.with_columns(pl.col(JS).cast(pl.String), pl.col("run").cast(pl.String),
                              pl.col("qid").cast(pl.String))
 
 
-def _reading(ctx: Context, main: pl.DataFrame, keys: list[str], out: Collector) -> None:
+def _level(fine: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """The non-response measures at the grouping ``by`` from the fine counts."""
+    rest = [c for c in FINE if c not in by]
+    return nonresponse.from_counts(
+        group_agg(fine, by, rest, sums=nonresponse.COUNT_COLUMNS), by)
+
+
+def _reading(ctx: Context, main_fine: pl.DataFrame, keys: list[str], out: Collector) -> None:
     """QA4MRE reading perspective: c@1 per test and topic, test statistics."""
     o = ctx.opts
     stats = {"threshold": float(o["pass_threshold"]), "rule": o["pass_rule"],
              "ddof": int(o["test_std_ddof"])}
-    per_test = nonresponse.aggregate(main, [*keys, "topic", "test"], order=["qid"])
-    topic = nonresponse.aggregate(main, [*keys, "topic"], order=["qid"]).join(
+    per_test = _level(main_fine, [*keys, "topic", "test"])
+    topic = _level(main_fine, [*keys, "topic"]).join(
         reading.test_stats(per_test, [*keys, "topic"], order=["test"], **stats),
         on=[*keys, "topic"], how="left")
     out.add(topic.rename({"topic": "unit"}), "topic", pl.col("unit"))
