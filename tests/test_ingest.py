@@ -10,7 +10,7 @@ import pytest
 
 from qacamp import ingest, tables
 from qacamp.cli import main
-from qacamp.errors import ConfigError, InputError
+from qacamp.errors import ConfigError, InputError, OutputError
 
 SERIES_XML = """<?xml version="1.0" encoding="ISO-8859-1"?>
 <!DOCTYPE trecqa [
@@ -255,7 +255,7 @@ def test_write_ingest_nothing_partial(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ingest, "write_parquet", flaky)
     outdir = tmp_path / "out" / "ingest"
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="disk full"):
         ingest.write_ingest(out, res, outdir)
     assert not outdir.exists()
     assert list((tmp_path / "out").iterdir()) == []
