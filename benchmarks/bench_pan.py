@@ -11,7 +11,7 @@ times
   as one process for all submissions, start-up included (the strict readers,
   the ingest checks and the scoring the workflow uses);
 - and, for reference, reading the files with polars plus
-  :func:`qacamp.measures.pan.score_runs`, and the pure functions alone on the
+  :func:`qacamp.measures.pan_frames.score_runs`, and the pure functions alone on the
   aligned arrays (:func:`qacamp.measures.pan.evaluate`);
 
 prints both times, their ratio, and the largest difference between the
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import polars as pl
 
-from qacamp.measures import pan
+from qacamp.measures import pan, pan_frames
 from qacamp.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,9 +97,9 @@ def qacamp_scores(truth_dir: Path, folders: dict[str, Path]):
     values = pl.concat([pl.read_ndjson(folder / "answers.jsonl").select(
         pl.lit(name).alias("run"), pl.col("id").cast(pl.Utf8).alias("qid"),
         pl.col("value").cast(pl.Float64)) for name, folder in folders.items()])
-    scores = pan.score_runs(values, truth, "2022")
+    scores = pan_frames.score_runs(values, truth, "2022")
     total = time.perf_counter() - start
-    _, _, dense, same = pan.align(values, truth)
+    _, _, dense, same = pan_frames.align(values, truth)
     start = time.perf_counter()
     pan.evaluate(dense.T, same, edition="2022")
     pure = time.perf_counter() - start

@@ -30,7 +30,7 @@ import polars as pl
 import pytest
 from paths import PEERS
 
-from qacamp.measures import pan
+from qacamp.measures import pan, pan_frames
 from qacamp.simulate import simulate
 
 EVALUATORS = {"2020": PEERS / "pan" / "clef20_pan20_verif_evaluator.py",
@@ -100,7 +100,7 @@ def run_peer(script: Path, truth_dir: Path, runs: dict[str, Path], out: Path) ->
 
 def ours(values: pl.DataFrame, truth: pl.DataFrame, edition: str) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for run, measure, value in pan.score_runs(values, truth, edition).iter_rows():
+    for run, measure, value in pan_frames.score_runs(values, truth, edition).iter_rows():
         out.setdefault(run, {})[measure] = value
     return out
 

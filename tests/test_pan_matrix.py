@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from qacamp.errors import UsageError
-from qacamp.measures import pan
+from qacamp.measures import pan, pan_frames
 from qacamp.reliability import matrix as matrix_mod
 from qacamp.reliability.builders import from_pan
 from qacamp.reliability.matrix import ScoreMatrix
@@ -172,7 +172,7 @@ def test_from_pan_builder():
     np.testing.assert_allclose(m.full_scores(), [(2 + 2 * 2 / 4) / 4, (1 + 2 * 1 / 4) / 4])
     assert from_pan(values, truth, "auc", include_baselines=True).runs == ("baseline:x", "t1", "t2")
     m = from_pan(values, truth, "overall", 2022)
-    want = pan.score_runs(values.filter(pl.col("run") != "baseline:x"), truth, 2022)
+    want = pan_frames.score_runs(values.filter(pl.col("run") != "baseline:x"), truth, 2022)
     np.testing.assert_allclose(m.full_scores(),
                                want.filter(pl.col("measure") == "overall")["value"].to_numpy(),
                                rtol=0, atol=1e-15)

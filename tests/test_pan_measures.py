@@ -13,7 +13,7 @@ from paths import ROOT
 
 from qacamp import measures
 from qacamp.errors import UsageError
-from qacamp.measures import pan
+from qacamp.measures import pan, pan_frames
 
 # truth same/different, values: 0.7 right "same", 0.3 right "different",
 # 0.5 non-answer (a same-author problem), 0.6 wrong "same"
@@ -167,7 +167,7 @@ def frames():
 
 def test_align_fills_missing_problems_with_half():
     values, truth = frames()
-    qids, runs, dense, same = pan.align(values, truth)
+    qids, runs, dense, same = pan_frames.align(values, truth)
     assert qids == ("p1", "p2", "p3", "p4") and runs == ("a", "b")
     np.testing.assert_array_equal(dense, [[0.7, 0.9], [0.5, 0.5], [0.3, 0.2], [0.6, 0.5]])
     np.testing.assert_array_equal(same, [True, True, False, False])
@@ -175,7 +175,7 @@ def test_align_fills_missing_problems_with_half():
 
 def test_score_runs_long_frame():
     values, truth = frames()
-    out = pan.score_runs(values, truth, 2020)
+    out = pan_frames.score_runs(values, truth, 2020)
     assert out.columns == ["run", "measure", "value"]
     assert out["run"].to_list() == ["a"] * 5 + ["b"] * 5
     assert out["measure"].to_list()[:5] == list(pan.edition_measures(2020))
@@ -198,7 +198,7 @@ def test_score_runs_long_frame():
 ])
 def test_align_rejects_malformed_frames(change, match):
     with pytest.raises(UsageError, match=match):
-        pan.align(*change(*frames()))
+        pan_frames.align(*change(*frames()))
 
 
 def test_registry_entries():

@@ -10,7 +10,7 @@ Octave scripts follow the same rules for AUC and c@1):
   decides "same author", < 0.5 "different authors".
 - "All problems which are present in the ground truth, but which are *not*
   provided an answer to by the system, will automatically be set to 0.5"
-  (:func:`align` fills them).
+  (:func:`qacamp.measures.pan_frames.align` fills them).
 - AUC: ROC AUC over all problems, the non-answers (0.5) included: the
   Mann-Whitney statistic with average ranks for tied values (a tied
   (positive, negative) pair counts 1/2), which is the area under the ROC curve
@@ -55,7 +55,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-import polars as pl
 
 from ..errors import UsageError
 from . import Measure
@@ -336,73 +335,3 @@ def brier(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
 def overall(values: np.ndarray, truth: np.ndarray, edition: object) -> np.ndarray:
     """The edition's final score."""
     return evaluate(values, truth, ("overall",), edition)["overall"]
-
-
-# ----------------------------------------------------------------------------- frames
-def align(values: pl.DataFrame, truth: pl.DataFrame
-          ) -> tuple[tuple[str, ...], tuple[str, ...], np.ndarray, np.ndarray]:
-    """Dense arrays from the pipeline's frames.
-
-    ``values``: one row per answered (run, problem): ``run`` (string), ``qid``
-    (string), ``value`` (float in [0, 1]).  ``truth``: one row per problem:
-    ``qid``, ``same`` (bool).  Returns ``(qids, runs, V, T)``: problems in
-    string order of their ids (the official evaluator's order), runs sorted,
-    ``V`` (n_problems, n_runs) float64 with every problem a run did not answer
-    set to 0.5, ``T`` (n_problems,) bool.  Malformed frames raise
-    :class:`UsageError` (the readers reject malformed files before this)."""
-    for frame, name, cols in ((values, "values", ("run", "qid", "value")),
-                              (truth, "truth", ("qid", "same"))):
-        missing = [c for c in cols if c not in frame.columns]
-        if missing:
-            raise UsageError(f"PAN {name} frame lacks columns {missing} (has {frame.columns})")
-    tq = truth.select(pl.col("qid").cast(pl.Utf8), pl.col("same").cast(pl.Boolean))
-    if tq.null_count().sum_horizontal().item():
-        raise UsageError("PAN truth frame has null qid or same")
-    if tq["qid"].is_duplicated().any():
-        raise UsageError(f"PAN truth frame repeats problem {tq.filter(pl.col('qid').is_duplicated())['qid'][0]!r}")
-    qids = tuple(sorted(tq["qid"].to_list()))
-    vq = values.select(pl.col("run").cast(pl.Utf8), pl.col("qid").cast(pl.Utf8),
-                       pl.col("value").cast(pl.Float64))
-    if vq.null_count().sum_horizontal().item():
-        raise UsageError("PAN values frame has null run, qid or value")
-    bad = vq.filter(~pl.col("value").is_between(0.0, 1.0))
-    if bad.height:
-        raise UsageError(f"PAN value {bad['value'][0]!r} (run {bad['run'][0]!r}, problem "
-                         f"{bad['qid'][0]!r}) is not a number in [0, 1]")
-    if vq.select(pl.struct("run", "qid").is_duplicated().any()).item():
-        raise UsageError("PAN values frame has duplicate (run, qid) rows")
-    runs = tuple(sorted(vq["run"].unique().to_list()))
-    qpos = pl.DataFrame({"qid": list(qids), "_q": np.arange(len(qids), dtype=np.int64)})
-    rpos = pl.DataFrame({"run": list(runs), "_r": np.arange(len(runs), dtype=np.int64)})
-    placed = vq.join(qpos, on="qid", how="left").join(rpos, on="run", how="left")
-    unknown = placed.filter(pl.col("_q").is_null())
-    if unknown.height:
-        raise UsageError(f"PAN run {unknown['run'][0]!r} answers problem "
-                         f"{unknown['qid'][0]!r}, which is not in the truth")
-    dense = np.full((len(qids), len(runs)), NON_ANSWER)
-    dense[placed["_q"].to_numpy(), placed["_r"].to_numpy()] = placed["value"].to_numpy()
-    same = dict(zip(tq["qid"].to_list(), tq["same"].to_list(), strict=True))
-    return qids, runs, dense, np.array([same[q] for q in qids], dtype=bool)
-
-
-def frames_from_tables(responses: pl.DataFrame, options: pl.DataFrame
-                       ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(values, truth)`` for :func:`align` from the canonical tables: the runs'
-    scores (``responses.score``) and the truth (option ``Y`` marked correct)."""
-    values = (responses.filter(pl.col("score").is_not_null())
-              .select("run", "qid", pl.col("score").alias("value")))
-    truth = (options.filter(pl.col("option") == "Y")
-             .select("qid", pl.col("correct").fill_null(False).alias("same")))
-    return values, truth
-
-
-def score_runs(values: pl.DataFrame, truth: pl.DataFrame, edition: object) -> pl.DataFrame:
-    """The edition's measures per run, long: ``run, measure, value`` (runs sorted,
-    measures in :func:`edition_measures` order); frames as in :func:`align`."""
-    names = edition_measures(edition)
-    _, runs, dense, same = align(values, truth)
-    res = evaluate(dense.T, same, names, edition)
-    return pl.DataFrame({"run": [r for r in runs for _ in names],
-                         "measure": [m for _ in runs for m in names],
-                         "value": np.stack([res[m] for m in names], axis=1).ravel()},
-                        schema={"run": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64})

@@ -17,7 +17,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..io import read_parquet
-from ..measures import pan
+from ..measures import pan, pan_frames
 from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
 
 
@@ -104,13 +104,13 @@ def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
     2020-2023) is required for ``overall``.  Units are the problems in string
     order of their ids, runs sorted by name; baseline runs are dropped unless
     ``include_baselines``.  :class:`UsageError` on malformed frames (see
-    :func:`qacamp.measures.pan.align`).
+    :func:`qacamp.measures.pan_frames.align`).
     """
     m = normalise_measure(measure)
     pan.check_measure(m, edition)
     if "run" in values.columns:
         values = _drop_baselines(values, "run", include_baselines)
-    qids, runs, dense, same = pan.align(values, truth)
+    qids, runs, dense, same = pan_frames.align(values, truth)
     return ScoreMatrix(qids, runs, "pan", values=dense, measure=m, truth=same,
                        edition=None if edition is None else str(edition))
 
@@ -232,7 +232,7 @@ def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> Sco
         raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
                          f"{cfg.get('kind')!r} campaign")
     edition = (cfg.get("options") or {}).get("edition") or pan.DEFAULT_EDITION
-    values, truth = pan.frames_from_tables(_read(ingest / "responses.parquet"),
+    values, truth = pan_frames.frames_from_tables(_read(ingest / "responses.parquet"),
                                            _read(ingest / "options.parquet"))
     return from_pan(values, truth, measure, edition, include_baselines)
 

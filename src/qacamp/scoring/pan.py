@@ -14,23 +14,23 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..measures import pan
+from ..measures import pan, pan_frames
 from .context import Context
 from .frames import JS, Collector
 
 
 def pan_scores(ctx: Context, out: Collector) -> None:
     """The edition's measures (c@1 excepted) per run and judgment set."""
-    values, truth = pan.frames_from_tables(ctx.t["responses"], ctx.t["options"])
+    values, truth = pan_frames.frames_from_tables(ctx.t["responses"], ctx.t["options"])
     if not truth.height:
         return
-    long = pan.score_runs(values, truth, ctx.opts["edition"])
+    long = pan_frames.score_runs(values, truth, ctx.opts["edition"])
     # runs with no answer at all (run_names) score as all-0.5 runs
     missing = sorted(set(ctx.runs) - set(long["run"].to_list()))
     if missing:
         filler = pl.DataFrame({"run": missing, "qid": [truth["qid"][0]] * len(missing),
                                "value": [pan.NON_ANSWER] * len(missing)})
-        extra = pan.score_runs(filler, truth, ctx.opts["edition"])
+        extra = pan_frames.score_runs(filler, truth, ctx.opts["edition"])
         long = pl.concat([long, extra])
     wide = (long.filter(pl.col("measure") != "c_at_1")
             .pivot(on="measure", index="run", values="value", sort_columns=False))
