@@ -255,9 +255,8 @@ def _run_extras(args) -> int:
         raise InputError(cfg_path, None, "no primary judgment set", "re-run `qacamp ingest`")
     order = cfg.get("judgment_sets") or []
     measures = list(dict.fromkeys(normalise_measure(m) for m in args.measure))
-    runs, units = (_read_all([scores / f"{t}.parquet"])[0] for t in ("runs", "units"))
-    questions, judgments = (_read_all([ingest / f"{t}.parquet"])[0]
-                            for t in ("questions", "judgments"))
+    tables = {t: _read_all([scores / f"{t}.parquet"])[0] for t in ("runs", "units")}
+    tables.update({t: _read_all([ingest / f"{t}.parquet"])[0] for t in ("questions", "judgments")})
     summaries: dict[str, float | None] = {}
     for p in map(Path, args.summary):
         frame = _read_all([p])[0]
@@ -265,22 +264,8 @@ def _run_extras(args) -> int:
             raise InputError(p, None, "not a one-row swap summary with required_difference",
                              "pass the --summary file of `reliability fit`")
         summaries[_summary_measure(p, frame)] = frame["required_difference"][0]
-    stray = sorted(set(summaries) - set(measures))
-    if stray:
-        raise UsageError(f"--summary for measure(s) {', '.join(stray)} not given as --measure")
-    # compute everything before writing, so a failure leaves no partial set of outputs
-    results = {
-        "kendall": extras.kendall_frame(runs, measures, primary, kind, order,
-                                        variant=args.kendall_variant),
-        "ranking_swaps": extras.swaps_frame(runs, measures, primary,
-                                            parse_grid(args.thresholds), order),
-        "agreement": extras.agreement_frame(judgments, primary),
-        "distributions": extras.distributions_frame(units, questions, primary),
-        "boxplot": extras.boxplot_frame(runs, primary),
-    }
-    for m in measures:
-        if m in summaries:
-            results[f"equivalence_{m}"] = extras.equivalence_frame(runs, m, primary, summaries[m])
+    results = extras.campaign_extras(tables, kind, primary, order, measures, summaries,
+                                     parse_grid(args.thresholds), args.kendall_variant)
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
     print(results["kendall"])

@@ -226,3 +226,31 @@ def equivalence_frame(runs: pl.DataFrame, measure: str, primary: str,
                                 math.inf if rd is None else float(rd))
     return groups.with_columns(pl.lit(rd, pl.Float64).alias("required_difference")).cast(
         EQUIVALENCE_SCHEMA)
+
+
+def campaign_extras(tables: dict[str, pl.DataFrame], kind: str, primary: str,
+                    order: Iterable[str], measures: list[str],
+                    required: dict[str, float | None], thresholds: Iterable[float],
+                    variant: str = DEFAULT_VARIANT) -> dict[str, pl.DataFrame]:
+    """Every campaign-level analysis, by output name: ``kendall``,
+    ``ranking_swaps``, ``agreement``, ``distributions``, ``boxplot`` and one
+    ``equivalence_<measure>`` per measure with a required difference in
+    ``required``.  ``tables`` holds the scores' ``runs`` and ``units`` and the
+    ingest's ``questions`` and ``judgments``.  Everything is computed before the
+    caller writes anything, so a failure leaves no partial set of outputs."""
+    stray = sorted(set(required) - set(measures))
+    if stray:
+        raise UsageError(f"a swap summary (--summary) for measure(s) {', '.join(stray)}, "
+                         "not given as --measure: add the measure or drop the summary")
+    runs, order = tables["runs"], list(order)
+    out = {
+        "kendall": kendall_frame(runs, measures, primary, kind, order, variant=variant),
+        "ranking_swaps": swaps_frame(runs, measures, primary, list(thresholds), order),
+        "agreement": agreement_frame(tables["judgments"], primary),
+        "distributions": distributions_frame(tables["units"], tables["questions"], primary),
+        "boxplot": boxplot_frame(runs, primary),
+    }
+    for m in measures:
+        if m in required:
+            out[f"equivalence_{m}"] = equivalence_frame(runs, m, primary, required[m])
+    return out
