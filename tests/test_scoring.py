@@ -5,26 +5,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
+from scoring_util import T, val
 
 from qacamp.io import write_campaign_duckdb, write_scores
 from qacamp.scoring import OUT_SCHEMAS, runs_wide, score_campaign
-from qacamp.tables import SCHEMAS, conform, empty
-
-
-def T(**kw):
-    out = {n: empty(n) for n in SCHEMAS}
-    for k, v in kw.items():
-        out[k] = conform(k, pl.DataFrame(v))
-    return out
-
-
-def val(res, run, measure, scope="all", unit="all", js=None):
-    df = res["runs"].filter((pl.col("run") == run) & (pl.col("measure") == measure)
-                            & (pl.col("scope") == scope) & (pl.col("unit") == unit))
-    if js:
-        df = df.filter(pl.col("judgment_set") == js)
-    assert df.height == 1, (run, measure, scope, unit, df)
-    return df["value"][0]
+from qacamp.tables import empty
 
 
 def factoid_tables():

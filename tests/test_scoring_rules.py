@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 import yaml
 from paths import ROOT, SHARED_DATA
+from scoring_util import T, val
 
 from qacamp.errors import ConfigError
 from qacamp.ingest import ingest_campaign
@@ -16,21 +17,6 @@ from qacamp.tables import SCHEMAS, conform, empty
 
 TREC = SHARED_DATA / "trec-qa"
 
-
-def T(**kw):
-    out = {n: empty(n) for n in SCHEMAS}
-    for k, v in kw.items():
-        out[k] = conform(k, pl.DataFrame(v))
-    return out
-
-
-def val(res, run, measure, scope="all", unit="all", js=None):
-    df = res["runs"].filter((pl.col("run") == run) & (pl.col("measure") == measure)
-                            & (pl.col("scope") == scope) & (pl.col("unit") == unit))
-    if js:
-        df = df.filter(pl.col("judgment_set") == js)
-    assert df.height == 1, (run, measure, scope, unit, df)
-    return df["value"][0]
 
 
 # --------------------------------------------------------------------------- Other score by year

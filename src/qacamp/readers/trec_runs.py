@@ -68,6 +68,19 @@ def _first_seen_rank(df: pl.DataFrame) -> pl.Series:
     return df.select("qid").join(firsts, on="qid", how="left", maintain_order="left")["r"]
 
 
+def _responses(df: pl.DataFrame, run: str, path) -> pl.DataFrame:
+    """The canonical responses of a run's lines (columns ``qid``, ``item``,
+    ``rank``, ``docid``, ``answer``): docid ``NIL`` (any case) marks a nil
+    response, an empty answer string is null; every line is an answer."""
+    nil = pl.col("docid").str.to_uppercase() == "NIL"
+    return tables.conform("responses", df.select(
+        pl.lit(run).alias("run"), "qid", "item", "rank",
+        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
+        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
+        pl.lit(True).alias("answered"), nil.alias("nil"),
+    ), str(path))
+
+
 def read_judged_factoid(path: str | Path, judgment_set: str, codes: dict[str, str] | None = None,
                         ranked: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read a judged factoid run -> ``(responses, judgments)``; ``ranked`` reads the
@@ -80,21 +93,14 @@ def read_judged_factoid(path: str | Path, judgment_set: str, codes: dict[str, st
     check_unique(path, df, ["qid"], "response to question",
                  "give one line per question (factoid runs return one answer; runs with "
                  "ranked answers need run_format: ranked)")
-    n = df.height
-    nil = pl.col("docid").str.to_uppercase() == "NIL"
-    responses = df.select(
-        pl.lit(run).alias("run"), "qid", pl.lit(1, pl.Int32).alias("item"),
-        pl.int_range(1, n + 1, dtype=pl.Int32).alias("rank"),
-        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
-        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
-        pl.lit(True).alias("answered"), nil.alias("nil"),
-    )
+    responses = _responses(df.with_columns(
+        pl.lit(1, pl.Int32).alias("item"),
+        pl.int_range(1, df.height + 1, dtype=pl.Int32).alias("rank")), run, path)
     judgments = df.select(
         pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"), "qid",
         pl.lit(1, pl.Int32).alias("item"), codes_expr.alias("judgment"),
     )
-    return (tables.conform("responses", responses, str(path)),
-            tables.conform("judgments", judgments, str(path)))
+    return responses, tables.conform("judgments", judgments, str(path))
 
 
 def _read_ranked(path: str | Path, judgment_set: str,
@@ -111,17 +117,10 @@ def _read_ranked(path: str | Path, judgment_set: str,
                          _first_seen_rank(df).cast(pl.Int32).alias("rank"))
     check_unique(path, df, ["qid", "item"], "answer rank for the question",
                  "give each of a question's ranked answers its own rank")
-    nil = pl.col("docid").str.to_uppercase() == "NIL"
-    responses = df.select(
-        pl.lit(run).alias("run"), "qid", "item", "rank",
-        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
-        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
-        pl.lit(True).alias("answered"), nil.alias("nil"),
-    )
+    responses = _responses(df, run, path)
     judgments = df.select(pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"),
                           "qid", "item", "judgment")
-    return (tables.conform("responses", responses, str(path)),
-            tables.conform("judgments", judgments, str(path)))
+    return responses, tables.conform("judgments", judgments, str(path))
 
 
 def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] | None = None
@@ -141,19 +140,12 @@ def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] 
     df = df.with_columns(codes.alias("judgment"),
                          pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("qid").alias("item"),
                          _first_seen_rank(df).cast(pl.Int32).alias("rank"))
-    nil = pl.col("docid").str.to_uppercase() == "NIL"
-    responses = df.select(
-        pl.lit(run).alias("run"), "qid", "item", "rank",
-        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
-        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
-        pl.lit(True).alias("answered"), nil.alias("nil"),
-    )
+    responses = _responses(df, run, path)
     judgments = df.select(
         pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"), "qid", "item",
         "judgment", (pl.col("distinct") == "1").alias("distinct"),
     )
-    return (tables.conform("responses", responses, str(path)),
-            tables.conform("judgments", judgments, str(path)))
+    return responses, tables.conform("judgments", judgments, str(path))
 
 
 def _items(path, df: pl.DataFrame, fmt: str) -> pl.Expr:
@@ -175,13 +167,7 @@ def read_judged_other(part_one: str | Path, part_two: str | Path | None,
     check_unique(part_one, one, ["qid", "item"], "item number for a question",
                  "number the strings returned for one question 1, 2, 3, ...")
     one = one.with_columns(_first_seen_rank(one).cast(pl.Int32).alias("rank"))
-    nil = pl.col("docid").str.to_uppercase() == "NIL"
-    responses = one.select(
-        pl.lit(run).alias("run"), "qid", "item", "rank",
-        pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
-        pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
-        pl.lit(True).alias("answered"), nil.alias("nil"),
-    )
+    responses = _responses(one, run, part_one)
     two = lines_frame(part_two) if part_two is not None else None
     if two is None or two.height == 0:
         matches = tables.empty("nugget_matches")
@@ -207,5 +193,4 @@ def read_judged_other(part_one: str | Path, part_two: str | Path | None,
                              "match nuggets only to items that the run returned")
         matches = two.select(pl.lit(judgment_set).alias("judgment_set"),
                              pl.lit(run).alias("run"), "qid", "item", "nugget")
-    return (tables.conform("responses", responses, str(part_one)),
-            tables.conform("nugget_matches", matches, str(part_two or part_one)))
+    return responses, tables.conform("nugget_matches", matches, str(part_two or part_one))
