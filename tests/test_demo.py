@@ -31,7 +31,7 @@ def test_demo_writes_only_under_its_own_outdir(demo):
     assert sorted(p.name for p in work.iterdir() if not p.name.startswith(".")) == \
         sorted(["config", "resources", DEMO_OUT])
     assert sorted(p.name for p in demo.iterdir() if p.name not in TEST_ARTEFACTS) == \
-        sorted(DEMO + ["overview", "logs", "index.html"])
+        sorted(DEMO + ["overview", "logs", "index.html", ".qacamp-output"])
 
 
 def png_size(path):

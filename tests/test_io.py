@@ -1,8 +1,10 @@
-"""qacamp.io at the edges: a truncated pipeline Parquet file is reported (file
-to delete, no traceback) by every command that reads one; a write that fails
-at the operating-system level (full disk) is the project's OutputError naming
-the file and leaves nothing partial; campaign.duckdb is rebuilt by
-``qacamp duckdb`` wherever the results folder moves."""
+"""qacamp.io at the edges: a truncated pipeline Parquet file is reported (the
+file named, changed since its step wrote it, no traceback) by every command
+that reads one; a write that fails at the operating-system level (full disk)
+is the project's OutputError naming the file and leaves nothing partial;
+campaign.duckdb is rebuilt by ``qacamp duckdb`` wherever the results folder
+moves.  (Damage of every kind: tests/test_hostile_damage.py; output paths:
+tests/test_hostile_outputs.py.)"""
 
 from __future__ import annotations
 
@@ -45,8 +47,9 @@ def test_read_parquet_reports_a_truncated_file(tmp_path):
     with pytest.raises(InputError) as info:
         read_parquet(p)
     msg = str(info.value)
-    assert msg.startswith(f"{p}: is truncated or corrupt")
-    assert "delete it and rerun" in msg and "\n" not in msg
+    # written outside a command: no record, so the Parquet checks catch it
+    assert msg.startswith(f"{p}: is not a readable Parquet file (")
+    assert "give a Parquet file written by qacamp" in msg and "\n" not in msg
     with pytest.raises(InputError, match="file not found"):
         read_parquet(tmp_path / "missing.parquet")
 
@@ -55,7 +58,8 @@ def _one_line_exit_2(capsys, argv: list[str], path: Path) -> str:
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert str(path) in err and "truncated or corrupt" in err, err
+    assert str(path) in err, err
+    assert "changed since `qacamp" in err or "is not a readable Parquet file" in err, err
     return err
 
 
@@ -111,16 +115,17 @@ def _no_space(*args, **kwargs):
 
 @pytest.mark.parametrize("writer", ["parquet", "csv", "text"])
 def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypatch, writer):
+    import qacamp.io.files
+
     target = tmp_path / f"out.{writer}"
     target.write_text("previous result")
+    # every writer ends in the one low-level write of qacamp.io.files
+    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
     if writer == "parquet":
-        monkeypatch.setattr(pl.DataFrame, "write_parquet", _no_space)
         call = lambda: write_parquet(FRAME, target)  # noqa: E731
     elif writer == "csv":
-        monkeypatch.setattr(pl.DataFrame, "write_csv", _no_space)
         call = lambda: write_csv(FRAME, target)  # noqa: E731
     else:
-        monkeypatch.setattr(Path, "write_text", _no_space)
         call = lambda: write_text("x", target)  # noqa: E731
     with pytest.raises(OutputError) as info:
         call()
@@ -130,9 +135,11 @@ def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypat
 
 
 def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
+    import qacamp.io.files
+
     ingest = _ingest_dir(tmp_path)
     capsys.readouterr()
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", _no_space)
+    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
     assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
@@ -206,13 +213,14 @@ def test_duckdb_is_rebuilt_where_the_results_are(tmp_path, capsys):
             .fetchall()]
     con.close()
     assert all(str(moved.resolve()) in s for s in sqls), sqls
-    assert sorted(p.name for p in moved.iterdir()) == ["campaign.duckdb", "ingest",
-                                                      "reliability", "scores"]
+    assert sorted(p.name for p in moved.iterdir()) == [".qacamp-output", "campaign.duckdb",
+                                                      "ingest", "reliability", "scores"]
 
 
 def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
-    """An OS error while ingest renames its folder into place (e.g. a full disk)
-    is the project's error naming the folder, not a traceback."""
+    """An OS error while ingest renames its files into place is the project's
+    error naming the file, not a traceback; nothing is left (no folder, no
+    record, no temporary file)."""
     import json
     import os
 
@@ -227,7 +235,7 @@ def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
     real = os.replace
 
     def failing(src, dst):
-        if str(dst).endswith("ingest"):
+        if str(dst).endswith("responses.parquet"):
             raise OSError(28, "No space left on device")
         return real(src, dst)
 
@@ -237,6 +245,5 @@ def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
                "--out", str(tmp_path / "res" / "ingest")])
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
-    assert "res/ingest: cannot write: No space left on device" in err
-    assert not (tmp_path / "res" / "ingest").exists()
-    assert not [p for p in (tmp_path / "res").iterdir() if p.name.startswith(".ingest.")]
+    assert "res/ingest/responses.parquet: cannot write: No space left on device" in err
+    assert not (tmp_path / "res").exists()

@@ -391,7 +391,7 @@ def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
     cdir = trec_campaign(tmp_path)
     out = tmp_path / "tables"
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(out))
-    first = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    first = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
     assert {"runs.csv", "kendall.csv", "agreement.csv", "equivalence.csv"} <= set(first)
     runs_csv = pl.read_csv(out / "runs.csv")
     assert runs_csv["run"].to_list() == ["run&two", "run%3", "run_one"]
@@ -406,7 +406,7 @@ def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
     assert eq["measure"].to_list() == ["cws", "cws"]
     assert eq["runs"].to_list() == ["run&two", "run%3, run_one"]
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(out))
-    assert {p.name: p.read_bytes() for p in sorted(out.iterdir())} == first
+    assert {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()} == first
     # --judgment-set picks another set
     out2 = tmp_path / "t2"
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(out2),

@@ -5,7 +5,8 @@ from: the SHA-256 of every raw input file, the campaign's config and the
 resolved reliability plan (with its seed), the versions of qacamp and of the
 libraries that compute (polars, pyarrow, duckdb, numpy, scipy, matplotlib,
 snakemake), the Python version and the git commit of the project when
-available.  It deliberately holds no timestamp and no host name, so the same
+available, and the SHA-256 of every intermediate (``intermediates``, checked
+by ``qacamp verify``).  It deliberately holds no timestamp and no host name, so the same
 inputs give the same bytes; a changed judgment line changes a hash.
 """
 
@@ -58,10 +59,12 @@ def versions() -> dict[str, str]:
 
 
 def build_manifest(name: str, campaign: dict, plan: dict, shards: int | None,
-                   base_dir: str | Path = ".", repo: str | Path | None = None) -> dict:
+                   base_dir: str | Path = ".", repo: str | Path | None = None,
+                   intermediates: dict[str, str | None] | None = None) -> dict:
     """The manifest of campaign ``name``: its config, its resolved reliability
     ``plan`` (:func:`qacamp.config.reliability_plan`) and ``shards``, the
-    SHA-256 of every raw file, library versions and the git commit of ``repo``."""
+    SHA-256 of every raw file, library versions, the git commit of ``repo``
+    and ``intermediates`` (path in the campaign folder -> SHA-256)."""
     files = raw_files(campaign, base_dir)
     return {
         "campaign": name,
@@ -72,6 +75,7 @@ def build_manifest(name: str, campaign: dict, plan: dict, shards: int | None,
                    for p in files],
         "versions": versions(),
         "git_commit": git_commit(repo) if repo is not None else None,
+        "intermediates": dict(sorted((intermediates or {}).items())),
     }
 
 

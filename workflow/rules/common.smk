@@ -12,8 +12,8 @@ import shlex
 import sys
 
 from qacamp.config import bootstrap_measures, raw_files, reliability_plan, validate_config
-from qacamp.errors import ConfigError
-from qacamp.io import write_text
+from qacamp.errors import ConfigError, QacampError
+from qacamp.io import prepare_outdir, write_text, writing
 
 
 if not config:
@@ -43,6 +43,10 @@ except ConfigError as exc:
     _stop(exc)
 
 OUT = os.path.normpath(config["outdir"])
+if OUT.startswith("-"):
+    # an outdir named like an option (-x) would reach `rm` and the qacamp
+    # commands as one: every path under it starts with ./ instead
+    OUT = os.path.join(".", OUT)
 CAMPAIGNS = sorted(config["campaigns"])
 SHARDS = int(config["shards"])
 INGEST_TABLES = [
@@ -58,6 +62,29 @@ INGEST_TABLES = [
     "warnings",
 ]
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
+
+
+# Before Snakemake plans (main process only: cluster and subprocess jobs parse
+# this file again and must not touch the outdir): claim the outdir (new,
+# empty or qacamp's; one line and exit 1 otherwise, also for a read-only or
+# full disk), refuse folder outputs holding a user's file (Snakemake replaces
+# them whole), remove every file qacamp owns that changed since it was
+# written and age every stale one, so that this run rebuilds them
+# (qacamp.io.prepare_outdir).  Also done by dry runs and `--lint`.
+if workflow.is_main_process:
+    try:
+        for _line in prepare_outdir(
+            OUT,
+            [os.path.join(OUT, c, f) for c in CAMPAIGNS for f in ("tables", "figures")]
+            + [os.path.join(OUT, "overview")],
+        ):
+            print(f"qacamp: {_line}", file=sys.stderr)
+    except QacampError as exc:
+        _stop(exc)
+
+# A job whose log cannot take its error line (the log is on a full disk) prints
+# it on the workflow's own stderr (fd 3; qacamp.cli.report_error).
+shell.prefix("set -euo pipefail; exec 3>&2; export QACAMP_ERROR_FD=3; ")
 
 
 def out(path):

@@ -13,7 +13,8 @@ rule campaign_config:
     log:
         out("{campaign}/logs/config.log"),
     run:
-        write_text(params.content, output[0])
+        with writing("qacamp workflow config", files=[output[0]]):
+            write_text(params.content, output[0])
 
 
 rule campaign_plan:
@@ -26,7 +27,8 @@ rule campaign_plan:
     log:
         out("{campaign}/logs/plan.log"),
     run:
-        write_text(params.content, output[0])
+        with writing("qacamp workflow plan", files=[output[0]]):
+            write_text(params.content, output[0])
 
 
 rule ingest:
@@ -47,19 +49,24 @@ rule ingest:
     log:
         out("{campaign}/logs/ingest.log"),
     shell:
-        "rm -f {params.manifest:q} && "
+        "rm -f -- {params.manifest:q} && "
         "qacamp ingest --config {input.config:q} --campaign {wildcards.campaign:q} "
         "--out {params.outdir:q} 2> {log:q}"
 
 
 rule manifest:
     """Provenance: input hashes, config, reliability plan and seeds, library
-    versions, git commit.  Written only after the ingest succeeded."""
+    versions, git commit, and the hashes of every intermediate (ingest,
+    scores, reliability), so it is written after them."""
     input:
         raw=lambda wc: raw_files(campaign_cfg(wc.campaign)),
         config=out("{campaign}/config.json"),
         plan=out("{campaign}/plan.json"),
         ingested=out("{campaign}/ingest/campaign.json"),
+        intermediates=lambda wc: [out(f"{wc.campaign}/ingest/{t}.parquet") for t in INGEST_TABLES]
+        + [out(f"{wc.campaign}/scores/{f}") for f in SCORE_FILES]
+        + reliability_targets(wc.campaign)
+        + extras_targets(wc.campaign),
     output:
         report(
             out("{campaign}/manifest.json"),

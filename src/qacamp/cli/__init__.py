@@ -4,7 +4,13 @@ Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to the
 function that runs it (taking the parsed namespace, returning an exit code).
 Errors the project raises on purpose (:class:`qacamp.errors.QacampError`)
-become one line on stderr and exit code 2, never a traceback.
+become one line on stderr and exit code 2, never a traceback.  When stderr
+cannot take that line (the workflow sends it to a log file on a full disk),
+it goes to the file descriptor named by ``QACAMP_ERROR_FD`` (the workflow's
+own stderr) instead.
+
+A subcommand that writes files claims its outputs with
+:func:`qacamp.io.writing` and offers :func:`add_force_option`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ HELP = {
     "report": "write the overview paper's tables, figures and pages",
     "manifest": "write the provenance manifest of a campaign's results",
     "duckdb": "(re)build <campaign folder>/campaign.duckdb: one SQL view per Parquet table",
+    "verify": "check a results folder against qacamp's records: changed, missing and stale files",
 }
 SUBCOMMANDS = tuple(HELP)
 
@@ -63,6 +70,32 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: let the command write into a folder that holds files qacamp
+    did not write, or replace such a file (see :func:`qacamp.io.writing`)."""
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds files qacamp did not write (they "
+                   "are left alone), or replace an output file qacamp did not write")
+
+
+def report_error(line: str) -> None:
+    """Print ``line`` on stderr; if that fails (a log file on a full disk), on
+    the descriptor ``QACAMP_ERROR_FD`` names."""
+    import os
+
+    try:
+        print(line, file=sys.stderr, flush=True)
+        return
+    except OSError:
+        pass
+    fd = os.environ.get("QACAMP_ERROR_FD", "")
+    if fd.isdigit():
+        try:
+            os.write(int(fd), (line + "\n").encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
@@ -70,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except QacampError as exc:
-        print(f"qacamp {args.command}: error: {exc}", file=sys.stderr)
+        report_error(f"qacamp {args.command}: error: {exc}")
         return 2
     except BrokenPipeError:  # e.g. `qacamp eval ... | head`
         return 0

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import ConfigError, UsageError
-from . import HELP
+from ..errors import ConfigError, QacampError, UsageError
+from . import HELP, add_force_option
 
 
 def register(sub):
@@ -27,9 +27,11 @@ def register(sub):
     src.add_argument("--campaign-json", help="one campaign's config as a JSON string")
     p.add_argument("--campaign", help="campaign name in --config")
     p.add_argument("--name", help="campaign name (with --campaign-json)")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=Path, required=True,
+                   help="output folder (new, empty, or written by qacamp; see --force)")
     p.add_argument("--base-dir", type=Path, default=Path("."),
                    help="directory relative paths are resolved against (default: .)")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -80,14 +82,28 @@ def print_warnings(command: str, warnings) -> None:
         print(f"qacamp {command}: warning: {line}", file=sys.stderr)
 
 
+def _raw_files(campaign, base_dir: Path) -> list[str]:
+    """The campaign's raw files (resolved against ``base_dir``), [] where the
+    config does not resolve (ingest then says what is wrong)."""
+    from ..config import raw_files
+
+    try:
+        return raw_files(campaign, base_dir) if isinstance(campaign, dict) else []
+    except (QacampError, TypeError, ValueError, AttributeError):
+        return []
+
+
 def run(args) -> int:
     from ..ingest import ingest_campaign, resolved_campaign, write_ingest
+    from ..io import writing
     from ..progress import Progress
 
     name, campaign = _load(args)
-    resolved = resolved_campaign(name, campaign, args.base_dir)
-    bar = Progress(f"ingest {name}: run files read", 1)
-    tabs = ingest_campaign(name, campaign, args.base_dir, progress=bar.report)
-    print_warnings("ingest", tabs["warnings"])
-    write_ingest(tabs, resolved, args.out)
+    inputs = [args.config, *_raw_files(campaign, args.base_dir)]
+    with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force):
+        resolved = resolved_campaign(name, campaign, args.base_dir)
+        bar = Progress(f"ingest {name}: run files read", 1)
+        tabs = ingest_campaign(name, campaign, args.base_dir, progress=bar.report)
+        print_warnings("ingest", tabs["warnings"])
+        write_ingest(tabs, resolved, args.out)
     return 0

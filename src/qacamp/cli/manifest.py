@@ -1,14 +1,18 @@
-"""``qacamp manifest``: write a campaign's provenance manifest."""
+"""``qacamp manifest``: write a campaign's provenance manifest.
+
+Besides the raw inputs' hashes it lists, under ``intermediates``, the SHA-256
+of every intermediate in the campaign folder (``ingest/``, ``scores/``,
+``reliability/`` beside ``--out``) as qacamp's records give them (no file is
+read again); ``qacamp verify`` checks the files against them."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import ConfigError, InputError
-from ..io import write_text
+from ..io import INTERMEDIATE_FOLDERS, read_json, recorded_hashes, write_text, writing
 from ..manifest import build_manifest, dumps
-from . import HELP
+from . import HELP, add_force_option
 
 
 def register(sub) -> None:
@@ -23,21 +27,22 @@ def register(sub) -> None:
     p.add_argument("--name", required=True, help="campaign name in --config")
     p.add_argument("--repo", default=None, help="project checkout, for the git commit")
     p.add_argument("--out", required=True, help="manifest.json to write")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def _json(path: Path) -> dict:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(path, None, f"cannot read it ({exc})",
-                         "give the JSON file the workflow writes") from None
-    if not isinstance(doc, dict):
-        raise InputError(path, None, "not a JSON object", "give the JSON file the workflow writes")
-    return doc
+    return read_json(path, "the JSON file the workflow writes")
 
 
 def run(args) -> int:
+    with writing("qacamp manifest", files=[args.out], inputs=[args.config, args.plan],
+                 force=args.force):
+        _manifest(args)
+    return 0
+
+
+def _manifest(args) -> None:
     campaign = (_json(args.config).get("campaigns") or {}).get(args.name)
     if not isinstance(campaign, dict):
         raise ConfigError(f"campaigns.{args.name}", f"not in {args.config}",
@@ -46,6 +51,7 @@ def run(args) -> int:
     if not isinstance(plan.get("reliability_plan"), dict):
         raise InputError(args.plan, "reliability_plan", "missing", "give the plan.json the "
                          "workflow writes")
+    intermediates = recorded_hashes(Path(args.out).parent, INTERMEDIATE_FOLDERS)
     write_text(dumps(build_manifest(args.name, campaign, plan["reliability_plan"],
-                                    plan.get("shards"), Path("."), args.repo)), args.out)
-    return 0
+                                    plan.get("shards"), Path("."), args.repo, intermediates)),
+               args.out)

@@ -17,14 +17,13 @@ moving the matrix file does not change the trials.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import ConfigError, InputError, UsageError
-from ..io import read_parquet, write_parquet
+from ..io import read_json, read_parquet, write_parquet, writing
 from ..progress import Progress
 from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking, swap
@@ -38,7 +37,9 @@ from ..reliability.stability import (
     summarize_stability,
 )
 from ..reliability.swap import check_sizes
-from . import HELP
+from ..scoring.frames import OUT_SCHEMAS
+from ..tables import SCHEMAS
+from . import HELP, add_force_option
 
 #: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
 DEFAULT_MATRIX_MEASURE = "score"
@@ -103,50 +104,63 @@ def _config_sizes(args, key: str, parse):
                           "collection allows") from None
 
 
+def _outputs(args, *files, temporary: bool = False):
+    """The one output block of an analysis (:func:`qacamp.io.writing`): its
+    ``--out`` files claimed, its matrix or scores folder an input."""
+    return writing(f"qacamp reliability {args.analysis}", files=files,
+                   inputs=[getattr(args, "matrix", None), getattr(args, "scores", None)],
+                   force=args.force, temporary=temporary)
+
+
 def _run_swap(args) -> int:
-    m = _load(args)
-    i, n = parse_shard(args.shard)
-    sizes = _config_sizes(args, "swap.sizes",
-                          lambda: check_sizes(parse_sizes(args.sizes, m.n_units), m.n_units))
-    bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
-    df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
-                          args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
-    write_parquet(df, args.out)
+    with _outputs(args, args.out, temporary=bool(args.shard)):
+        m = _load(args)
+        i, n = parse_shard(args.shard)
+        sizes = _config_sizes(args, "swap.sizes",
+                              lambda: check_sizes(parse_sizes(args.sizes, m.n_units), m.n_units))
+        bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
+        df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
+                              args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
+        write_parquet(df, args.out)
     return 0
 
 
 def _run_stability(args) -> int:
-    m = _load(args)
-    i, n = parse_shard(args.shard)
-    size = _config_sizes(args, "stability.size", lambda: check_sizes(
-        [parse_size(args.size, m.n_units)], m.n_units, subsets=1)[0])
-    counts = stability_counts(m, size, args.trials, args.seed, parse_grid(args.fuzz),
-                              _seed_name(args, m), args.pairing, i, n)
-    out = counts if args.shard or args.counts else summarize_stability(counts)
-    write_parquet(out, args.out)
+    with _outputs(args, args.out, temporary=bool(args.shard)):
+        m = _load(args)
+        i, n = parse_shard(args.shard)
+        size = _config_sizes(args, "stability.size", lambda: check_sizes(
+            [parse_size(args.size, m.n_units)], m.n_units, subsets=1)[0])
+        counts = stability_counts(m, size, args.trials, args.seed, parse_grid(args.fuzz),
+                                  _seed_name(args, m), args.pairing, i, n)
+        out = counts if args.shard or args.counts else summarize_stability(counts)
+        write_parquet(out, args.out)
     return 0
 
 
 def _run_bootstrap(args) -> int:
-    m = _load(args)
-    i, n = parse_shard(args.shard)
-    counts = bs.bootstrap_counts(m, args.samples, args.seed, args.alpha, _seed_name(args, m), i, n)
-    if args.shard or args.counts:
-        write_parquet(counts, args.out)
-    else:
-        pairs, summary = bs.bootstrap_results(counts)
-        write_parquet(pairs, args.out)
-        if args.summary:
-            write_parquet(summary, args.summary)
+    with _outputs(args, args.out, args.summary, temporary=bool(args.shard)):
+        m = _load(args)
+        i, n = parse_shard(args.shard)
+        counts = bs.bootstrap_counts(m, args.samples, args.seed, args.alpha,
+                                     _seed_name(args, m), i, n)
+        if args.shard or args.counts:
+            write_parquet(counts, args.out)
+        else:
+            pairs, summary = bs.bootstrap_results(counts)
+            write_parquet(pairs, args.out)
+            if args.summary:
+                write_parquet(summary, args.summary)
     return 0
 
 
-def _read_all(paths) -> list[pl.DataFrame]:
+def _read_all(paths, schema: dict | None = None, fix: str | None = None,
+              strict: bool = True) -> list[pl.DataFrame]:
     frames = []
     for p in paths:
         if not Path(p).exists():
             raise InputError(p, None, "file not found", "check the shard file paths")
-        frames.append(read_parquet(p))
+        frames.append(read_parquet(p, schema=schema, fix=fix, strict=strict))
     return frames
 
 
@@ -155,13 +169,15 @@ _KIND_COLUMNS = {"swap": swap.SWAP_SCHEMA, "stability": STABILITY_COUNTS,
 
 
 def _run_merge(args) -> int:
-    frames = _read_all(args.inputs)
-    need = _KIND_COLUMNS[args.kind]
-    for path, frame in zip(args.inputs, frames, strict=True):
-        missing = [c for c in need if c not in frame.columns]
-        if missing:
-            raise InputError(path, None, f"not a {args.kind} shard file (lacks {missing})",
-                             f"pass files written by `reliability {args.kind} --shard I/N`")
+    with writing("qacamp reliability merge", files=[args.out, args.summary], inputs=args.inputs,
+                 force=args.force):
+        _merge(args)
+    return 0
+
+
+def _merge(args) -> None:
+    frames = _read_all(args.inputs, _KIND_COLUMNS[args.kind],
+                       f"pass files written by `reliability {args.kind} --shard I/N`")
     if args.kind == "swap":
         out = swap.merge_swap(frames)
     elif args.kind == "stability":
@@ -176,7 +192,6 @@ def _run_merge(args) -> int:
             if args.summary:
                 write_parquet(summary, args.summary)
     write_parquet(out, args.out)
-    return 0
 
 
 def _fit_settings(args) -> fits.FitSettings:
@@ -189,7 +204,15 @@ def _fit_settings(args) -> fits.FitSettings:
 
 def _run_fit(args) -> int:
     settings = _fit_settings(args)
-    counts = _read_all([args.counts])[0]
+    with _outputs(args, args.out, args.summary):
+        _fit(args, settings)
+    return 0
+
+
+def _fit(args, settings) -> None:
+    counts = _read_all([args.counts], swap.SWAP_SCHEMA,
+                       "give the swap counts that `qacamp reliability swap` or `reliability "
+                       "merge --kind swap` wrote")[0]
     m = _load(args) if (args.matrix or args.scores) else None
     full = args.full_size or (m.n_units if m is not None else None)
     if not full:
@@ -208,10 +231,17 @@ def _run_fit(args) -> int:
         write_parquet(summary, args.summary)
     else:
         print(summary)
-    return 0
 
 
 def _run_kendall(args) -> int:
+    paths = [spec.partition("=")[2] or spec for spec in args.rankings]
+    with writing("qacamp reliability kendall", files=[args.out, args.swaps_out], inputs=paths,
+                 force=args.force):
+        _kendall(args)
+    return 0
+
+
+def _kendall(args) -> None:
     frames = []
     for spec in args.rankings:
         label, _, path = spec.partition("=")
@@ -231,7 +261,6 @@ def _run_kendall(args) -> int:
                                    parse_grid(args.thresholds))
         write_parquet(sw, args.swaps_out)
     print(table)
-    return 0
 
 
 def _summary_measure(path: Path, frame: pl.DataFrame) -> str:
@@ -245,21 +274,31 @@ def _summary_measure(path: Path, frame: pl.DataFrame) -> str:
 
 
 def _run_extras(args) -> int:
+    with writing("qacamp reliability extras", dirs=[args.out],
+                 inputs=[args.ingest, args.scores, *args.summary], force=args.force):
+        _extras(args)
+    return 0
+
+
+def _extras(args) -> None:
     ingest, scores, out = Path(args.ingest), Path(args.scores), Path(args.out)
     cfg_path = ingest / "campaign.json"
     if not cfg_path.exists():
         raise InputError(cfg_path, None, "file not found", "run `qacamp ingest` first")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg = read_json(cfg_path, "campaign.json")
     kind, primary = cfg.get("kind", ""), cfg.get("primary")
     if not primary:
         raise InputError(cfg_path, None, "no primary judgment set", "re-run `qacamp ingest`")
     order = cfg.get("judgment_sets") or []
     measures = list(dict.fromkeys(normalise_measure(m) for m in args.measure))
-    tables = {t: _read_all([scores / f"{t}.parquet"])[0] for t in ("runs", "units")}
-    tables.update({t: _read_all([ingest / f"{t}.parquet"])[0] for t in ("questions", "judgments")})
+    tables = {t: _read_all([scores / f"{t}.parquet"], OUT_SCHEMAS[t])[0]
+              for t in ("runs", "units")}
+    tables.update({t: _read_all([ingest / f"{t}.parquet"], SCHEMAS[t])[0]
+                   for t in ("questions", "judgments")})
     summaries: dict[str, float | None] = {}
     for p in map(Path, args.summary):
-        frame = _read_all([p])[0]
+        frame = _read_all([p], fits.SUMMARY_SCHEMA,
+                          "pass the --summary file of `reliability fit`", strict=False)[0]
         if "required_difference" not in frame.columns or frame.height != 1:
             raise InputError(p, None, "not a one-row swap summary with required_difference",
                              "pass the --summary file of `reliability fit`")
@@ -269,7 +308,6 @@ def _run_extras(args) -> int:
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
     print(results["kendall"])
-    return 0
 
 
 def register(sub) -> None:
@@ -290,6 +328,7 @@ def register(sub) -> None:
     s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
     s.add_argument("--shard", default=None, help="I/N: run only shard I (0-based) of N")
     s.add_argument("--out", required=True)
+    add_force_option(s)
     s.set_defaults(func=_run_swap)
 
     s = rs.add_parser("stability", help="stability vs discrimination: fuzziness, error_rate, prop_ties")
@@ -304,6 +343,7 @@ def register(sub) -> None:
     s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
     s.add_argument("--counts", action="store_true", help="write pair counts, not the summary")
     s.add_argument("--out", required=True)
+    add_force_option(s)
     s.set_defaults(func=_run_stability)
 
     s = rs.add_parser("bootstrap", help="Sakai's paired bootstrap test, discriminative power")
@@ -315,6 +355,7 @@ def register(sub) -> None:
     s.add_argument("--counts", action="store_true", help="write per-pair counts")
     s.add_argument("--summary", default=None, help="also write the one-row summary here")
     s.add_argument("--out", required=True)
+    add_force_option(s)
     s.set_defaults(func=_run_bootstrap)
 
     s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
@@ -323,6 +364,7 @@ def register(sub) -> None:
     s.add_argument("--summary", default=None, help="bootstrap: also write the summary here")
     s.add_argument("out")
     s.add_argument("inputs", nargs="+")
+    add_force_option(s)
     s.set_defaults(func=_run_merge)
 
     s = rs.add_parser("fit", help="extrapolate swap error rates: fits + summary")
@@ -355,6 +397,7 @@ def register(sub) -> None:
     s.add_argument("--bin-width", type=float, default=0.01)
     s.add_argument("--summary", default=None, help="write the summary row here")
     s.add_argument("--out", required=True, help="fits Parquet")
+    add_force_option(s)
     s.set_defaults(func=_run_fit)
 
     s = rs.add_parser("kendall", help="Kendall tau between rankings of matrices")
@@ -366,6 +409,7 @@ def register(sub) -> None:
     s.add_argument("--variant", choices=list(ranking.VARIANTS), default=ranking.DEFAULT_VARIANT,
                    help=ranking.VARIANT_HELP)
     s.add_argument("--out", required=True)
+    add_force_option(s)
     s.set_defaults(func=_run_kendall)
 
     s = rs.add_parser("extras", help="Kendall tau, ranking swaps, agreement, distributions, "
@@ -386,4 +430,5 @@ def register(sub) -> None:
     s.add_argument("--kendall-variant", choices=list(ranking.VARIANTS),
                    default=ranking.DEFAULT_VARIANT, help=ranking.VARIANT_HELP)
     s.add_argument("--out", required=True, help="output folder")
+    add_force_option(s)
     s.set_defaults(func=_run_extras)

@@ -23,8 +23,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..io import write_text
-from . import HELP
+from ..io import write_text, writing
+from . import HELP, add_force_option
 
 
 def _print(paths: list[Path]) -> None:
@@ -32,53 +32,61 @@ def _print(paths: list[Path]) -> None:
         print(p)
 
 
-def cmd_tables(args: argparse.Namespace) -> int:
+def cmd_tables(args: argparse.Namespace) -> list[Path]:
     from ..report.build import build_tables, write_tables
     from ..report.campaign import Campaign
 
     c = Campaign(args.campaign_dir, args.judgment_set, args.measure, not args.no_reliability)
-    _print(write_tables(list(build_tables(c).values()), Path(args.out)))
-    return 0
+    return write_tables(list(build_tables(c).values()), Path(args.out))
 
 
-def cmd_figures(args: argparse.Namespace) -> int:
+def cmd_figures(args: argparse.Namespace) -> list[Path]:
     from ..report.build import build_figures, write_figures
     from ..report.campaign import Campaign
 
     c = Campaign(args.campaign_dir, args.judgment_set, args.measure, not args.no_reliability)
-    _print(write_figures(build_figures(c), Path(args.out), dpi=args.dpi))
-    return 0
+    return write_figures(build_figures(c), Path(args.out), dpi=args.dpi)
 
 
-def cmd_editions(args: argparse.Namespace) -> int:
+def cmd_editions(args: argparse.Namespace) -> list[Path]:
     from ..report.build import build_editions, write_tables
 
     table = build_editions(args.campaign_dir, args.judgment_set, args.measure_name)
-    _print(write_tables([table], Path(args.out)))
-    return 0
+    return write_tables([table], Path(args.out))
 
 
-def cmd_page(args: argparse.Namespace) -> int:
+def cmd_page(args: argparse.Namespace) -> list[Path]:
     from ..report.page import campaign_page
 
     text = campaign_page(args.campaign_dir, args.figures, args.judgment_set, args.measure,
                          index_href=args.index_href or None)
     write_text(text, args.out)
-    _print([Path(args.out)])
-    return 0
+    return [Path(args.out)]
 
 
-def cmd_index(args: argparse.Namespace) -> int:
+def cmd_index(args: argparse.Namespace) -> list[Path]:
     from ..report.page import index_page
 
     out = Path(args.out)
     write_text(index_page(args.campaign_dir, out.parent, title=args.title), out)
-    _print([out])
-    return 0
+    return [out]
+
+
+#: subcommands writing a folder (the others write the one file --out names)
+FOLDER_OUTPUTS = ("tables", "figures", "editions")
 
 
 def run(args: argparse.Namespace) -> int:
-    return args.report_func(args)
+    """Claim ``--out`` (a folder or a file, :func:`qacamp.io.writing`), run the
+    subcommand, then print the paths written."""
+    dirs = [args.campaign_dir] if isinstance(args.campaign_dir, str) else args.campaign_dir
+    folder = args.report_command in FOLDER_OUTPUTS
+    with writing(f"qacamp report {args.report_command}", dirs=[args.out] if folder else [],
+                 files=[] if folder else [args.out],
+                 inputs=[*dirs, getattr(args, "figures", None)], force=args.force):
+        written = args.report_func(args)
+    _print(written)
+    return 0
 
 
 def register(sub) -> None:
@@ -99,6 +107,7 @@ def register(sub) -> None:
                        help="scores only: do not read reliability/")
         if name == "figures":
             q.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+        add_force_option(q)
         q.set_defaults(report_func=func)
     e = what.add_parser("editions", help="overview of several editions (QA4MRE Table 1)")
     e.add_argument("--campaign-dir", action="append", required=True,
@@ -107,6 +116,7 @@ def register(sub) -> None:
     e.add_argument("--judgment-set", help="judgment set (default: each campaign's primary)")
     e.add_argument("--measure", dest="measure_name", default="c_at_1",
                    help="measure to average (default c_at_1)")
+    add_force_option(e)
     e.set_defaults(report_func=cmd_editions)
     g = what.add_parser("page", help="the campaign overview page (one self-contained HTML file)")
     g.add_argument("--campaign-dir", required=True, help="results/<campaign>")
@@ -117,12 +127,14 @@ def register(sub) -> None:
                    help="measure with reliability analyses (repeatable; default: the plan)")
     g.add_argument("--index-href", default="../index.html",
                    help="link back to the index (default ../index.html; '' for none)")
+    add_force_option(g)
     g.set_defaults(report_func=cmd_page)
     x = what.add_parser("index", help="the index page over the campaigns of a config")
     x.add_argument("--campaign-dir", action="append", required=True,
                    help="results/<campaign> (repeat, one per campaign)")
     x.add_argument("--out", required=True, help="the HTML file (results/index.html)")
     x.add_argument("--title", default="Evaluation campaigns", help="page title")
+    add_force_option(x)
     x.set_defaults(report_func=cmd_index)
 
 

@@ -2,43 +2,38 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from . import HELP
+from . import HELP, add_force_option
 
 
 def register(sub):
     p = sub.add_parser("score", help=HELP["score"])
     p.add_argument("--ingest", required=True, metavar="DIR",
                    help="the campaign's ingest folder (tables and campaign.json)")
-    p.add_argument("--out", required=True, metavar="DIR", help="the scores folder to write")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the scores folder to write (new, empty, or written by qacamp)")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ..errors import InputError
-    from ..io import read_parquet, write_scores
+    from ..io import read_json, read_parquet, write_scores, writing
     from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
-    from ..tables import SCHEMAS, conform, empty
+    from ..tables import SCHEMAS
 
     ingest = Path(args.ingest)
-    cfg_path = ingest / "campaign.json"
-    try:
-        campaign = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(cfg_path, None, f"cannot read the resolved campaign ({exc})",
-                         "run `qacamp ingest` first") from exc
-    tables = {}
-    for name in SCHEMAS:
-        path = ingest / f"{name}.parquet"
-        tables[name] = conform(name, read_parquet(path), str(path)) if path.exists() \
-            else empty(name)
-    kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
-    result = score_campaign(kind, tables, campaign)
-    present = sorted(result["runs"]["judgment_set"].unique().to_list())
-    flat = dict(campaign.get("options") or {}) | campaign
-    primary = primary_set(kind, flat, present)
-    write_scores({name: result[name] for name in OUT_SCHEMAS},
-                 runs_wide(result["runs"], primary, kind), args.out)
+    with writing("qacamp score", dirs=[args.out], inputs=[ingest], force=args.force):
+        campaign = read_json(ingest / "campaign.json", "the resolved campaign (campaign.json)")
+        # every table ingest writes, verified and checked against its declared
+        # schema (another table's file is refused, never conformed)
+        tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
+                  for name in SCHEMAS}
+        kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
+        result = score_campaign(kind, tables, campaign)
+        present = sorted(result["runs"]["judgment_set"].unique().to_list())
+        flat = dict(campaign.get("options") or {}) | campaign
+        primary = primary_set(kind, flat, present)
+        write_scores({name: result[name] for name in OUT_SCHEMAS},
+                     runs_wide(result["runs"], primary, kind), args.out)
     return 0

@@ -17,7 +17,7 @@ import sys
 import time
 
 from ..errors import UsageError
-from . import HELP
+from . import HELP, add_force_option
 
 # option name -> (attribute, help)
 SIZE_OPTIONS = {
@@ -44,10 +44,20 @@ def register(sub) -> None:
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, default=None,
                        help=help_)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..io import writing
+
+    with writing(f"qacamp simulate {args.kind}", dirs=[args.out], force=args.force):
+        counts = _simulate(args)
+    print(json.dumps(counts, sort_keys=True))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> dict:
     from .. import simulate as sim
 
     given = {k: getattr(args, k) for k in SIZE_OPTIONS if getattr(args, k) is not None}
@@ -70,5 +80,4 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"simulate {args.kind}: wrote {args.out} in {time.monotonic() - start:.1f}s",
               file=sys.stderr)
-    print(json.dumps(counts, sort_keys=True))
-    return 0
+    return counts

@@ -40,11 +40,7 @@ whose first question is a LIST question is read as a NIST judged list run.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,7 +48,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import OutputError
-from ..io import write_parquet, write_text
+from ..io import write_parquet, write_text, writing
 from .auto import add_automatic
 from .campaign import (
     DEFAULT_MIN_COVERAGE,
@@ -107,47 +103,28 @@ def warning_lines(warnings: pl.DataFrame) -> list[str]:
 
 def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Path) -> None:
     """Write ``<outdir>/<table>.parquet`` for every canonical table and
-    ``<outdir>/campaign.json`` (sorted keys, indent 2).
+    ``<outdir>/campaign.json`` (sorted keys, indent 2), all or nothing.
 
-    Everything is written into a temporary sibling directory that is renamed
-    onto ``outdir`` at the end, so a failure leaves no partial ``outdir``
-    (an existing ``outdir`` is replaced only on success).  An operating-system
+    ``outdir`` is claimed as a ``qacamp ingest`` output folder
+    (:func:`qacamp.io.writing`: new, empty or qacamp's own; joins the
+    command's block when called inside one).  Every file is written to a
+    temporary name and they are renamed together at the end, so a failure
+    leaves the previous files (or no folder) behind; an operating-system
     error (full disk, no permission) is an :class:`~qacamp.errors.OutputError`
-    naming the folder.
+    naming the file.
     """
     outdir = Path(outdir)
     try:
-        _write_ingest(tabs, resolved, outdir)
+        with writing("qacamp ingest", dirs=[outdir]):
+            for name in tables.SCHEMAS:
+                df = tabs.get(name)
+                df = tables.empty(name) if df is None else tables.conform(name, df)
+                write_parquet(tables.canonical_order(name, df), outdir / f"{name}.parquet")
+            write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
+                       outdir / "campaign.json")
     except OSError as exc:
         raise OutputError(outdir, exc.strerror or str(exc),
                           "free space or fix the folder's permissions, then rerun") from exc
-
-
-def _write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: Path) -> None:
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    # folders an earlier writer left when it was killed (SIGKILL skips the cleanup below)
-    for stale in outdir.parent.glob(f".{outdir.name}.*"):
-        if stale.is_dir() and stale.suffix in (".tmp", ".old"):
-            shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", suffix=".tmp", dir=outdir.parent))
-    try:
-        for name in tables.SCHEMAS:
-            df = tabs.get(name)
-            df = tables.empty(name) if df is None else tables.conform(name, df)
-            write_parquet(tables.canonical_order(name, df), tmp / f"{name}.parquet")
-        write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n", tmp / "campaign.json")
-        old = None
-        if outdir.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", suffix=".old",
-                                        dir=outdir.parent))
-            os.replace(outdir, old / outdir.name)
-        os.replace(tmp, outdir)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            shutil.rmtree(tmp)
-        raise
 
 
 __all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines",

@@ -176,12 +176,16 @@ def _values(path, df: pl.DataFrame, col: str) -> np.ndarray:
 
 
 def _read_parquet(path: str | Path) -> Matrix:
+    from ..io.parquet import Damaged, SchemaMismatch, parse_parquet
+    from ..io.verified import verify_bytes
+
     data = read_bytes(path, text=False)
+    rec = verify_bytes(path, data)  # the workflow's ingest/matrix.parquet: as ingest wrote it
     try:
-        df = pl.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # noqa: BLE001 - polars/pyarrow raise many error types for bad files
+        df = pl.from_arrow(parse_parquet(data, verified=rec is not None))
+    except (Damaged, SchemaMismatch) as exc:
         raise InputError(path, "byte 0", f"not a readable Parquet file ({exc})",
-                         "write the matrix with a Parquet writer, or as CSV") from exc
+                         "write the matrix with a Parquet writer, or as CSV") from None
     del data
     if df.height == 0 or not df.columns:
         raise InputError(path, "row 1", "no rows or no columns",

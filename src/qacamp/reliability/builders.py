@@ -16,7 +16,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..io import read_parquet
+from ..io import read_json, read_parquet
+from ..io.declared import declared_schema
 from ..measures import pan, pan_frames
 from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
 
@@ -197,10 +198,11 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
         return _from_pan_ingest(d.parent / "ingest", m, include_baselines)
     if unit == "question":
         if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
-            frame = read_parquet(d / "outcomes.parquet",
-                                 ["judgment_set", "run", "qid", "rank", "outcome"],
+            path = d / "outcomes.parquet"
+            frame = read_parquet(path, ["judgment_set", "run", "qid", "rank", "outcome"],
                                  None if judgment_set is None
-                                 else pl.col("judgment_set") == judgment_set)
+                                 else pl.col("judgment_set") == judgment_set,
+                                 schema=declared_schema(path))
             return from_outcomes(frame, m, judgment_set, include_baselines)
         src = d / "units.parquet"
         df = _read(src).filter(pl.col("measure") == measure)
@@ -220,14 +222,13 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
 
 
 def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
-    import json
 
     cfg_path = ingest / "campaign.json"
     if not cfg_path.exists():
         raise InputError(cfg_path, None, "file not found",
                          f"the PAN measure {measure!r} is recomputed from the ingested scores: "
                          "run `qacamp ingest` first (scores/ and ingest/ side by side)")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg = read_json(cfg_path, "campaign.json")
     if cfg.get("kind") != "pan":
         raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
                          f"{cfg.get('kind')!r} campaign")
@@ -240,4 +241,4 @@ def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> Sco
 def _read(path: Path) -> pl.DataFrame:
     if not path.exists():
         raise InputError(path, None, "file not found", "run `qacamp score` first")
-    return read_parquet(path)
+    return read_parquet(path, schema=declared_schema(path))

@@ -16,14 +16,16 @@ table.  Files that no workflow rule writes for every campaign
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 
 from ..config import KIND_DEFAULTS, bootstrap_measures, reliability_plan
 from ..errors import InputError
+from ..io import read_bytes
+from ..io import read_json as read_pipeline_json
 from ..io import read_parquet as read_pipeline_parquet
+from ..io.declared import declared_schema
 from .tables import choose_judgment_set
 
 #: Kinds whose runs may abstain (c@1 tables and figures).
@@ -36,18 +38,12 @@ UNIT_NAMES = {"pan": "problem"}
 
 
 def read_json(path: Path, what: str = "file") -> dict:
-    """A JSON object from ``path`` (InputError naming the file and line if invalid)."""
+    """A JSON object qacamp wrote at ``path``, verified against its record
+    (InputError naming the file and line if invalid or changed)."""
     if not path.is_file():
         raise InputError(path, None, f"{what} not found",
                          "run the workflow step that writes it for this campaign first")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"invalid JSON ({exc.msg})",
-                         "delete it and rerun the workflow") from None
-    if not isinstance(doc, dict):
-        raise InputError(path, None, "not a JSON object", "delete it and rerun the workflow")
-    return doc
+    return read_pipeline_json(path, what)
 
 
 def load_campaign(campaign_dir: Path) -> dict:
@@ -65,11 +61,14 @@ def load_campaign(campaign_dir: Path) -> dict:
 
 
 def read_parquet(path: Path) -> pl.DataFrame:
+    """An intermediate of the campaign folder, verified against its record, its
+    declared columns (:mod:`qacamp.io.declared`) checked for their types (the
+    report uses some columns of each file; a file without any is refused)."""
     if not path.is_file():
         raise InputError(path, None, "expected file not found",
                          "run the workflow step that writes it (`qacamp score` or "
                          "`qacamp reliability`) for this campaign")
-    return read_pipeline_parquet(path)
+    return read_pipeline_parquet(path, schema=declared_schema(path), strict=False)
 
 
 def campaign_plan(campaign: dict, campaign_dir: Path) -> dict:
@@ -123,9 +122,10 @@ def read_figures(figures_dir: Path) -> dict[str, bytes]:
                          "run `qacamp report figures` for this campaign first")
     out = {}
     for path in sorted(figures_dir.glob("*.png")):
-        data = path.read_bytes()
+        data = read_bytes(path)
         if not data.startswith(PNG_SIGNATURE):
-            raise InputError(path, None, "not a PNG file", "delete it and rerun the workflow")
+            raise InputError(path, None, "not a PNG file",
+                             "rerun `qacamp report figures` (the workflow: the same command)")
         out[path.stem] = data
     return out
 

@@ -9,7 +9,6 @@ above (large simulated campaigns, where compression dominates the run time).
 from __future__ import annotations
 
 import gzip
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,7 +39,6 @@ def write_bytes(data: bytes, path: str | Path, gz: bool | None = None) -> int:
         data = gzip.compress(data, compresslevel=level, mtime=0)
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600 files
     return len(data)
 
 

@@ -41,8 +41,13 @@ def progress(label: str, total: int, quiet: bool) -> Progress:
 
 def clear_stale(folder: Path, keep: set[Path], patterns: tuple[str, ...]) -> None:
     """Delete files under ``folder`` matching ``patterns`` that this simulation
-    did not write (stale runs of an earlier, larger simulation)."""
-    if not folder.is_dir():
+    did not write (stale runs of an earlier, larger simulation).  Under
+    ``qacamp simulate`` (a :func:`qacamp.io.writing` block) nothing is deleted
+    here: the block removes the files its step wrote before and not this time,
+    and never a file qacamp did not write."""
+    from ..io import active
+
+    if not folder.is_dir() or active() is not None:
         return
     for pat in patterns:
         for p in sorted(folder.rglob(pat)):

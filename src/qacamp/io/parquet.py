@@ -1,0 +1,178 @@
+"""Parquet bytes in and out, checked.
+
+Written with fixed options (zstd level 3, dictionary-encoded strings, no
+statistics) and a CRC-32 checksum on every page, so identical frames give
+identical bytes and a damaged page is caught even where no record of the file
+exists.  Read from bytes already in memory (hashed once, parsed once) with:
+
+* the frame checked before anything is allocated from it: the magic bytes,
+  a footer length that fits in the file, Thrift string and container sizes
+  bounded by the footer's length, every column chunk inside the file and
+  every row count consistent (file = sum of row groups = every flat column's
+  value count);
+* page checksums verified while decoding, and, for a file qacamp holds no
+  record of, every array validated in full (offsets, UTF-8);
+* the frame's columns and types compared with the declared schema, if one is
+  given; field names checked as UTF-8 and the file's key-value metadata
+  dropped before polars sees the table.
+
+pyarrow (C++) reports every damage as an exception; polars' Rust reader is not
+used for files that may be damaged, because it aborts the process on some
+(an allocation of the size a corrupt header claims).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+MAGIC = b"PAR1"
+WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
+                 "write_statistics": False, "write_page_checksum": True}
+
+
+def parquet_bytes(df: pl.DataFrame) -> pa.Buffer:
+    """``df`` as Parquet bytes (deterministic options, page checksums)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(df.to_arrow(), sink, **WRITE_OPTIONS)
+    return sink.getvalue()
+
+
+class Damaged(ValueError):
+    """The bytes are not a whole, consistent Parquet file."""
+
+
+def _check_frame(data) -> tuple[int, int]:
+    n = len(data)
+    if n < 12:
+        raise Damaged(f"{n} bytes, too short for a Parquet file")
+    view = memoryview(data)
+    if bytes(view[:4]) != MAGIC or bytes(view[n - 4:]) != MAGIC:
+        raise Damaged("no Parquet magic bytes at its start and end")
+    footer = int.from_bytes(view[n - 8:n - 4], "little")
+    if footer <= 0 or footer > n - 12:
+        raise Damaged(f"its footer claims {footer} bytes, more than the file holds")
+    return n, footer
+
+
+def _check_metadata(md: pq.FileMetaData, end: int) -> None:
+    """Every column chunk inside the data part of the file (bytes 4..end) and
+    every row count consistent."""
+    total = 0
+    for i in range(md.num_row_groups):
+        rg = md.row_group(i)
+        if rg.num_rows < 0:
+            raise Damaged(f"row group {i} claims {rg.num_rows} rows")
+        total += rg.num_rows
+        for j in range(rg.num_columns):
+            col = rg.column(j)
+            size = col.total_compressed_size
+            start = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
+            if size < 0 or (size > 0 and (start is None or start < 4 or start + size > end)):
+                raise Damaged(f"column chunk {col.path_in_schema!r} of row group {i} lies "
+                              "outside the file")
+            if col.num_values > 0 and not start <= col.data_page_offset < start + size:
+                raise Damaged(f"column chunk {col.path_in_schema!r} of row group {i} has its "
+                              "data outside its bytes")
+            flat = md.schema.column(j).max_repetition_level == 0
+            if flat and col.num_values != rg.num_rows:
+                raise Damaged(f"column {col.path_in_schema!r} of row group {i} holds "
+                              f"{col.num_values} values for {rg.num_rows} rows")
+    if total != md.num_rows:
+        raise Damaged(f"the file claims {md.num_rows} rows, its row groups {total}")
+
+
+def _plain_type(t: pa.DataType) -> bool:
+    """The column types qacamp writes: numbers, booleans, strings, nulls and
+    lists of them."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _plain_type(t.value_type)
+    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            or pa.types.is_string(t) or pa.types.is_large_string(t)
+            or pa.types.is_string_view(t) or pa.types.is_null(t))
+
+
+def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True) -> str | None:
+    """What is wrong with the columns of ``schema`` against ``declared``
+    (name -> polars dtype), None if they match; field names must be UTF-8 and
+    types those qacamp writes.  ``strict=False``: only the declared columns
+    present are compared (at least one must be), and a number of another width
+    or an all-null column passes."""
+    for f in schema:
+        try:
+            f.name.encode("utf-8")
+        except UnicodeEncodeError:
+            return "a column name is not valid UTF-8"
+        if not _plain_type(f.type):
+            return f"column {f.name!r} has the type {f.type}, which qacamp never writes"
+    if declared is None:
+        return None
+    got = pl.from_arrow(pa.schema([f.remove_metadata() for f in schema]).empty_table()).schema
+    missing = [c for c in declared if c not in got]
+    extra = [c for c in got if c not in declared]
+    if not strict:
+        if len(missing) == len(declared):
+            return f"has none of the expected columns {', '.join(declared)} (another file?)"
+        missing = extra = []
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"lacks the column(s) {', '.join(missing)}")
+        if extra:
+            parts.append(f"has the unexpected column(s) {', '.join(extra)}")
+        return " and ".join(parts) + " (another table's file?)"
+    for col, dtype in declared.items():
+        if col in got and got[col] != dtype and (strict or not _usable(got[col], dtype)):
+            return f"column {col!r} is {got[col]}, not {dtype}"
+    return None
+
+
+def _usable(got, declared) -> bool:
+    """Lenient comparison: an all-null column, or a number where a number is declared."""
+    return got == pl.Null or (got.is_numeric() and declared.is_numeric())
+
+
+def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
+                  verified: bool = False, strict: bool = True) -> pa.Table:
+    """The table in Parquet ``data`` (bytes or a pyarrow buffer), only
+    ``columns`` if given, checked as the module docstring says.  ``verified``:
+    the bytes matched qacamp's record of the file (their arrays need no full
+    validation); ``strict``: see :func:`schema_problem`.  Raises
+    :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
+    n, footer = _check_frame(data)
+    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(buf), thrift_string_size_limit=footer,
+                            thrift_container_size_limit=footer, page_checksum_verification=True,
+                            pre_buffer=False)
+        _check_metadata(pf.metadata, n - 8 - footer)
+        problem = schema_problem(pf.schema_arrow, declared, strict)
+        if problem is not None:
+            raise SchemaMismatch(problem)
+        names = pf.schema_arrow.names
+        if columns is not None:
+            unknown = [c for c in columns if c not in names]
+            if unknown:
+                raise SchemaMismatch(f"lacks the column(s) {', '.join(unknown)}")
+        table = pf.read(columns=columns, use_threads=False)
+        if not verified:
+            table.validate(full=True)
+    except (Damaged, SchemaMismatch):
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
+        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise Damaged(detail) from None
+    fields = [f.remove_metadata() for f in table.schema]
+    table = pa.Table.from_arrays(table.columns, schema=pa.schema(fields))
+    if declared is not None and columns is None and strict:
+        table = table.select(list(declared))
+    return table
+
+
+class SchemaMismatch(ValueError):
+    """The file's columns are not the declared ones."""
+
+
+__all__ = ["parquet_bytes", "parse_parquet", "schema_problem", "Damaged", "SchemaMismatch",
+           "WRITE_OPTIONS", "MAGIC"]

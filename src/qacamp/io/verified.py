@@ -1,0 +1,168 @@
+"""Reading what qacamp wrote, verified before use.
+
+Every reader of an intermediate (``ingest/``, ``scores/``, ``reliability/``,
+the workflow's JSON files, figures) goes through :func:`read_bytes`,
+:func:`read_parquet` or :func:`read_json`: the file is read once into memory,
+hashed, and compared with qacamp's record of it (:mod:`.records`); a file that
+changed since it was written is refused ("changed since `qacamp ingest` wrote
+it ... rerun the same command to rebuild it").  Parquet is then parsed from
+the same bytes with the checks of :mod:`.parquet` and compared with the
+schema the reader declares.  A file without a record (a user's file, results
+of an older qacamp) is read with those checks alone.  Inside a
+:func:`~qacamp.io.writing` block each file read is noted as an input of the
+outputs, with the hash just computed (never read a second time).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import InputError
+from . import records
+from .outputs import active, kind_of
+from .parquet import Damaged, SchemaMismatch, parse_parquet
+
+MISSING_FIX = "run the workflow step that writes it"
+
+
+def _read_regular(path: Path) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(path, None, "file not found", MISSING_FIX) from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open it ({exc.strerror or exc})",
+                         "check the path and that the file is readable") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else (kind_of(st.st_mode)
+                                                               or "not a regular file")
+            raise InputError(path, None, f"the path is {what}, not a regular file",
+                             "give the path of the file qacamp wrote")
+        chunks = []
+        left = st.st_size
+        while left > 0:
+            chunk = os.read(fd, min(left, records.CHUNK * 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read it ({exc.strerror or exc})",
+                         "check that the file is readable") from None
+    finally:
+        os.close(fd)
+
+
+def changed_error(path, step: str, recorded: str | None, now: str) -> InputError:
+    return InputError(path, None, f"changed since `{step}` wrote it (sha256 "
+                      f"{(recorded or '?')[:16]}... recorded, {now[:16]}... now)",
+                      f"rerun the same command to rebuild it (the workflow rebuilds it; by "
+                      f"hand, rerun `{step}`)")
+
+
+def read_verified(path: str | Path) -> tuple[bytes, records.Record | None]:
+    """The bytes of ``path`` and qacamp's record of it (None if it keeps none),
+    refused if they do not match the record."""
+    path = Path(path)
+    data = _read_regular(path)
+    return data, verify_bytes(path, data)
+
+
+def verify_bytes(path: str | Path, data) -> records.Record | None:
+    """Check ``data``, the bytes just read from ``path`` (by any reader),
+    against qacamp's record of the file; note it as an input of the current
+    :func:`~qacamp.io.writing` block.  Returns the record (None if none)."""
+    sha = records.sha256_bytes(data)
+    found = records.record_of(path)
+    rec = found[1] if found else None
+    if rec is not None and rec.sha256 is not None and (rec.sha256 != sha or rec.size != len(data)):
+        raise changed_error(path, rec.step, rec.sha256, sha)
+    w = active()
+    if w is not None:
+        w.note_read(path, sha)
+    return rec
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of ``path``, verified against qacamp's record of it."""
+    return read_verified(path)[0]
+
+
+def read_json(path: str | Path, what: str = "file") -> dict:
+    """A JSON object qacamp wrote (verified; a damaged one names the file)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, None, f"{what} not found", MISSING_FIX)
+    data, rec = read_verified(path)
+    fix = (f"rerun `{rec.step}` to rebuild it" if rec is not None
+           else "give the JSON file qacamp writes there (rerun the command that writes it)")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"byte {exc.start}", "not UTF-8 text", fix) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}", f"invalid JSON ({exc.msg})", fix) from None
+    if not isinstance(doc, dict):
+        raise InputError(path, None, "not a JSON object", fix)
+    return doc
+
+
+def read_parquet(path: str | Path, columns: list[str] | None = None,
+                 where: pl.Expr | None = None, schema: dict | None = None,
+                 fix: str | None = None, strict: bool = True) -> pl.DataFrame:
+    """A Parquet file as a polars frame: verified against qacamp's record, its
+    frame and page checksums checked, its columns compared with ``schema``
+    (name -> dtype; the frame's columns come in that order) when given; only
+    ``columns`` and the rows matching ``where`` if given.  Every problem is an
+    :class:`~qacamp.errors.InputError` naming the file: missing, changed since
+    written, damaged, another table.  ``fix``: what to tell the user about a
+    damaged file that is not qacamp's own.  ``strict=False`` compares only the
+    declared columns present (a reader that uses some of them)."""
+    path = Path(path)
+    data, rec = read_verified(path)
+    wanted = columns
+    if columns is not None and where is not None:
+        wanted = list(dict.fromkeys([*columns, *where.meta.root_names()]))
+    try:
+        table = parse_parquet(data, wanted, schema, verified=rec is not None, strict=strict)
+    except SchemaMismatch as exc:
+        raise InputError(path, None, str(exc),
+                         f"rerun `{rec.step}` to rebuild it (it may come from another version "
+                         "of qacamp)" if rec is not None else
+                         fix or "give the file qacamp writes there (rerun the command that "
+                         "writes it)") from None
+    except Damaged as exc:
+        if rec is not None:
+            raise InputError(path, None, f"cannot be read although it is as `{rec.step}` wrote "
+                             f"it ({exc})", f"rerun `{rec.step}` to rebuild it") from None
+        raise InputError(path, None, f"is not a readable Parquet file ({exc})",
+                         fix or "give a Parquet file written by qacamp (rerun the command that "
+                         "writes it)") from None
+    df = pl.from_arrow(table)
+    if where is not None:
+        df = df.filter(where)
+    return df.select(columns) if columns is not None and wanted != columns else df
+
+
+def check_parquet(path: str | Path, schema: dict | None = None) -> None:
+    """Verify a Parquet file (record, frame, metadata, schema) without keeping its rows."""
+    path = Path(path)
+    data, rec = read_verified(path)
+    try:
+        parse_parquet(data, [], schema, verified=rec is not None)
+    except (Damaged, SchemaMismatch) as exc:
+        step = f"rerun `{rec.step}` to rebuild it" if rec is not None else \
+            "give a Parquet file written by qacamp (rerun the command that writes it)"
+        raise InputError(path, None, f"is not a readable Parquet file ({exc})", step) from None
+
+
+__all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet", "check_parquet",
+           "changed_error", "MISSING_FIX"]
