@@ -1,8 +1,8 @@
 """The workflow as an organizer runs it: their own campaign with --configfile,
 config validation before anything runs (one line naming the key), bad input
 leaving nothing partial (no manifest either) with the failed job's log
-printed, a truncated intermediate reported with the file to delete, and the
-command line giving the workflow's numbers."""
+printed, a truncated intermediate refused by the step reading it and rebuilt
+by the same command, and the command line giving the workflow's numbers."""
 
 from __future__ import annotations
 
@@ -121,24 +121,28 @@ def test_failed_reingest_removes_the_old_manifest(own_campaign, tmp_path):
     assert not (work / "results/mine/ingest/campaign.json").exists()
 
 
-def test_truncated_intermediate_is_reported_then_rebuilt(own_campaign, tmp_path):
+def test_damaged_intermediate_is_rebuilt_by_the_same_command(own_campaign, tmp_path):
     work = tmp_path / "copy"
     shutil.copytree(own_campaign, work, symlinks=True)  # mtimes kept: nothing to do
     cfg = work / "mine.yaml"
     runs = work / "results/mine/scores/runs.parquet"
     good = runs.read_bytes()
     runs.write_bytes(good[: len(good) // 2])
-    res = snakemake(work, "--forcerun", "report_tables", configfile=cfg, quiet=False)
+    # a step reading it refuses it with the file named, no traceback
+    res = qacamp("report", "tables", "--campaign-dir", str(work / "results/mine"),
+                 "--no-reliability", "--out", str(tmp_path / "t"))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.startswith(f"qacamp report: error: {runs}: changed since `qacamp score` "
+                                 "wrote it (sha256 "), res.stderr
+    assert "rerun the same command to rebuild it" in res.stderr
+    # the README's command (here: the same snakemake command) removes it and rebuilds it
+    res = snakemake(work, configfile=cfg, quiet=False)
     out = res.stdout + res.stderr
-    assert res.returncode != 0
-    # the failed job's log is printed (show-failed-logs), and it names the file to delete
-    assert "results/mine/scores/runs.parquet: is truncated or corrupt" in out, out[-3000:]
-    assert "delete it and rerun" in out
-    assert "Traceback" not in (work / "results/mine/logs/report_tables.log").read_text()
-    runs.unlink()
-    res = snakemake(work, configfile=cfg)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.returncode == 0, out[-3000:]
+    assert "qacamp: results/mine/scores/runs.parquet changed since it was written" in out
+    assert "removed, this run rebuilds it" in out
     assert runs.read_bytes() == good
+    assert qacamp("verify", str(work / "results")).returncode == 0
 
 
 def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):

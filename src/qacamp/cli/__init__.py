@@ -78,16 +78,52 @@ def add_force_option(p: argparse.ArgumentParser) -> None:
                    "are left alone), or replace an output file qacamp did not write")
 
 
+#: errors of a stream on a full or failing disk (a log file the workflow gave it)
+_DISK_ERRNOS = (28, 122, 27, 5)  # ENOSPC, EDQUOT, EFBIG, EIO
+
+
+class _LogStream:
+    """A stream (stderr, stdout) whose writes never raise for a full disk: the
+    command's work goes on, and :func:`report_error` knows the line was lost."""
+
+    def __init__(self, inner, flush_each: bool):
+        self.inner = inner
+        self.flush_each = flush_each
+        self.lost = False
+
+    def write(self, text: str) -> int:
+        try:
+            n = self.inner.write(text)
+            if self.flush_each:
+                self.inner.flush()
+            return n
+        except OSError as exc:
+            if exc.errno not in _DISK_ERRNOS:
+                raise
+            self.lost = True
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.inner.flush()
+        except OSError as exc:
+            if exc.errno not in _DISK_ERRNOS:
+                raise
+            self.lost = True
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def report_error(line: str) -> None:
-    """Print ``line`` on stderr; if that fails (a log file on a full disk), on
-    the descriptor ``QACAMP_ERROR_FD`` names."""
+    """Print ``line`` on stderr; if it was lost there (a log file on a full
+    disk), also on the descriptor ``QACAMP_ERROR_FD`` names (the workflow's
+    own stderr)."""
     import os
 
-    try:
-        print(line, file=sys.stderr, flush=True)
+    print(line, file=sys.stderr, flush=True)
+    if not getattr(sys.stderr, "lost", False):
         return
-    except OSError:
-        pass
     fd = os.environ.get("QACAMP_ERROR_FD", "")
     if fd.isdigit():
         try:
@@ -100,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _LogStream(sys.stdout, False), _LogStream(sys.stderr, True)
     try:
         return int(args.func(args) or 0)
     except QacampError as exc:
@@ -107,6 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. `qacamp eval ... | head`
         return 0
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+        sys.stdout, sys.stderr = streams
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -104,11 +104,11 @@ def _config_sizes(args, key: str, parse):
                           "collection allows") from None
 
 
-def _outputs(args, *files, temporary: bool = False):
+def _outputs(args, *files, temporary: bool = False, inputs=()):
     """The one output block of an analysis (:func:`qacamp.io.writing`): its
-    ``--out`` files claimed, its matrix or scores folder an input."""
+    ``--out`` files claimed, its matrix or scores folder (and ``inputs``) inputs."""
     return writing(f"qacamp reliability {args.analysis}", files=files,
-                   inputs=[getattr(args, "matrix", None), getattr(args, "scores", None)],
+                   inputs=[getattr(args, "matrix", None), getattr(args, "scores", None), *inputs],
                    force=args.force, temporary=temporary)
 
 
@@ -204,7 +204,7 @@ def _fit_settings(args) -> fits.FitSettings:
 
 def _run_fit(args) -> int:
     settings = _fit_settings(args)
-    with _outputs(args, args.out, args.summary):
+    with _outputs(args, args.out, args.summary, inputs=[args.counts]):
         _fit(args, settings)
     return 0
 

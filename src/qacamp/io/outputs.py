@@ -120,6 +120,21 @@ class Writing:
         self.given: dict[Path, str] = {}
         self.staged: dict[Path, _Staged] = {}
         self.created: list[Path] = []
+        self.spelled: dict[Path, str] = {}
+
+    def show(self, path: Path) -> str:
+        """``path`` (absolute) as the command's arguments spell it, for messages."""
+        for claimed, given in self.spelled.items():
+            if path == claimed:
+                return given
+            if path.is_relative_to(claimed):
+                return os.path.join(given, os.path.relpath(path, claimed))
+            if claimed.is_relative_to(path):
+                up = Path(given)
+                for _ in range(len(claimed.parts) - len(path.parts)):
+                    up = up.parent
+                return str(up)
+        return str(path)
 
     # ------------------------------------------------------------------ claims
     def add_inputs(self, paths: Iterable[str | Path]) -> None:
@@ -138,7 +153,7 @@ class Writing:
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
             if path == inp or (os.path.lexists(path) and os.path.exists(inp) and _same(path, inp)):
-                raise OutputError(path, "it is an input of this command",
+                raise OutputError(self.show(path), "it is an input of this command",
                               "give an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
@@ -153,35 +168,36 @@ class Writing:
             except FileExistsError:
                 continue
             except OSError as exc:
-                raise OutputError(d, exc.strerror or str(exc),
+                raise OutputError(self.show(d), exc.strerror or str(exc),
                                   "give an output folder on a disk qacamp can write to "
                                   "(free space, write permission, not read-only)") from None
             self.created.append(d)
 
     def claim_dir(self, path: str | Path) -> Path:
         folder = Path(os.path.abspath(path))
+        self.spelled.setdefault(folder, os.fspath(path))
         self._check_not_input(folder)
         st = _lstat(folder)
         if st is None:
             self._mkdirs(folder)
             self._mark(folder)
         elif stat.S_ISLNK(st.st_mode):
-            raise OutputError(folder, f"it is a symbolic link (to {os.readlink(folder)})",
+            raise OutputError(self.show(folder), f"it is a symbolic link (to {os.readlink(folder)})",
                           "give the folder itself, not a link to it")
         elif not stat.S_ISDIR(st.st_mode):
             what = kind_of(st.st_mode) or "an existing file"
-            raise OutputError(folder, f"it is {what}, not a folder",
+            raise OutputError(self.show(folder), f"it is {what}, not a folder",
                           "give a new or empty folder (qacamp never replaces a file, device or "
                           "pipe by a folder)")
         elif not records.is_marked(folder):
             try:
                 entries = sorted(e for e in os.listdir(folder) if e not in SNAKEMAKE_FILES)
             except OSError as exc:
-                raise OutputError(folder, exc.strerror or str(exc),
+                raise OutputError(self.show(folder), exc.strerror or str(exc),
                                   "give a folder qacamp can read and write") from None
             if entries and not self.force:
                 shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if entries[3:] else "")
-                raise OutputError(folder, f"the folder holds files qacamp did not write ({shown})",
+                raise OutputError(self.show(folder), f"the folder holds files qacamp did not write ({shown})",
                               f"give a new or empty folder, or {FORCE_FIX}")
             self._mark(folder)
         self.dirs.append(folder)
@@ -194,13 +210,14 @@ class Writing:
         except FileExistsError:
             return
         except OSError as exc:
-            raise OutputError(folder, exc.strerror or str(exc),
+            raise OutputError(self.show(folder), exc.strerror or str(exc),
                               "give an output folder on a disk qacamp can write to (free space, "
                               "write permission, not read-only)") from None
         self.created.append(marker)
 
     def claim_file(self, path: str | Path) -> Path:
         target = Path(os.path.abspath(path))
+        self.spelled.setdefault(target, os.fspath(path))
         self._check_not_input(target)
         st = _lstat(target)
         if st is None:
@@ -212,18 +229,18 @@ class Writing:
 
     def _check_replaceable(self, target: Path, st: os.stat_result, root: Path) -> None:
         if stat.S_ISLNK(st.st_mode):
-            raise OutputError(target, f"it is a symbolic link (to {os.readlink(target)})",
+            raise OutputError(self.show(target), f"it is a symbolic link (to {os.readlink(target)})",
                           "give the path of a new file or of a file qacamp wrote")
         if stat.S_ISDIR(st.st_mode):
-            raise OutputError(target, "it is a folder, not a file",
+            raise OutputError(self.show(target), "it is a folder, not a file",
                           "give the path of a new file or of a file qacamp wrote")
         what = kind_of(st.st_mode)
         if what is not None:
-            raise OutputError(target, f"it is {what}, not a regular file",
+            raise OutputError(self.show(target), f"it is {what}, not a regular file",
                           "give the path of a new file or of a file qacamp wrote (qacamp never "
                           "writes to devices, pipes or sockets)")
         if not self.force and not records.record_path(root, target).is_file():
-            raise OutputError(target, "the file exists and was not written by qacamp",
+            raise OutputError(self.show(target), "the file exists and was not written by qacamp",
                           f"give another path, or {FORCE_FIX}")
 
     # ------------------------------------------------------------------ staging
@@ -234,7 +251,7 @@ class Writing:
         for folder in sorted(self.dirs, key=lambda d: -len(d.parts)):
             if target.is_relative_to(folder) and target != folder:
                 return folder
-        raise OutputError(target, "not among the outputs this command claimed",
+        raise OutputError(self.show(target), "not among the outputs this command claimed",
                           "report this as a bug of qacamp (every output is claimed first)")
 
     def prepare(self, path: str | Path) -> tuple[Path, Path]:
@@ -243,7 +260,7 @@ class Writing:
         root = self.root_of(target)
         self._check_not_input(target)
         if target.name == MARKER or MARKER in target.relative_to(root).parts:
-            raise OutputError(target, "a name qacamp keeps for its records",
+            raise OutputError(self.show(target), "a name qacamp keeps for its records",
                               "report this as a bug of qacamp")
         st = _lstat(target)
         if st is not None and target not in self.files:
@@ -303,7 +320,7 @@ class Writing:
                         rp.unlink()
                     else:
                         rp.write_bytes(old)
-            raise OutputError(target, exc.strerror or str(exc),
+            raise OutputError(self.show(target), exc.strerror or str(exc),
                               "free disk space or fix the folder's permissions, then rerun "
                               "(nothing partial was kept)") from None
         self._remove_obsolete()

@@ -7,9 +7,9 @@ exists.  Read from bytes already in memory (hashed once, parsed once) with:
 
 * the frame checked before anything is allocated from it: the magic bytes,
   a footer length that fits in the file, Thrift string and container sizes
-  bounded by the footer's length, every column chunk inside the file and
-  every row count consistent (file = sum of row groups = every flat column's
-  value count);
+  bounded by the footer's length; for a file qacamp holds no record of, the
+  footer walked in Python first (:mod:`.thrift`: schema, column chunks inside
+  the file, row counts that add up, statistics that fit the schema);
 * page checksums verified while decoding, and, for a file qacamp holds no
   record of, every array validated in full (offsets, UTF-8);
 * the frame's columns and types compared with the declared schema, if one is
@@ -26,6 +26,8 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .thrift import FooterError, check_footer
 
 MAGIC = b"PAR1"
 WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
@@ -54,33 +56,6 @@ def _check_frame(data) -> tuple[int, int]:
     if footer <= 0 or footer > n - 12:
         raise Damaged(f"its footer claims {footer} bytes, more than the file holds")
     return n, footer
-
-
-def _check_metadata(md: pq.FileMetaData, end: int) -> None:
-    """Every column chunk inside the data part of the file (bytes 4..end) and
-    every row count consistent."""
-    total = 0
-    for i in range(md.num_row_groups):
-        rg = md.row_group(i)
-        if rg.num_rows < 0:
-            raise Damaged(f"row group {i} claims {rg.num_rows} rows")
-        total += rg.num_rows
-        for j in range(rg.num_columns):
-            col = rg.column(j)
-            size = col.total_compressed_size
-            start = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
-            if size < 0 or (size > 0 and (start is None or start < 4 or start + size > end)):
-                raise Damaged(f"column chunk {col.path_in_schema!r} of row group {i} lies "
-                              "outside the file")
-            if col.num_values > 0 and not start <= col.data_page_offset < start + size:
-                raise Damaged(f"column chunk {col.path_in_schema!r} of row group {i} has its "
-                              "data outside its bytes")
-            flat = md.schema.column(j).max_repetition_level == 0
-            if flat and col.num_values != rg.num_rows:
-                raise Damaged(f"column {col.path_in_schema!r} of row group {i} holds "
-                              f"{col.num_values} values for {rg.num_rows} rows")
-    if total != md.num_rows:
-        raise Damaged(f"the file claims {md.num_rows} rows, its row groups {total}")
 
 
 def _plain_type(t: pa.DataType) -> bool:
@@ -142,11 +117,15 @@ def parse_parquet(data, columns: list[str] | None = None, declared: dict | None 
     :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
     n, footer = _check_frame(data)
     buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    if not verified:
+        try:
+            check_footer(memoryview(buf)[n - 8 - footer:n - 8].tobytes(), n - 8 - footer)
+        except FooterError as exc:
+            raise Damaged(str(exc)) from None
     try:
         pf = pq.ParquetFile(pa.BufferReader(buf), thrift_string_size_limit=footer,
                             thrift_container_size_limit=footer, page_checksum_verification=True,
                             pre_buffer=False)
-        _check_metadata(pf.metadata, n - 8 - footer)
         problem = schema_problem(pf.schema_arrow, declared, strict)
         if problem is not None:
             raise SchemaMismatch(problem)

@@ -1,0 +1,390 @@
+"""Nothing stale trusted: damaged intermediates are errors (never crashes,
+never different numbers), and changes upstream propagate (issue 16, scopes
+2-5).
+
+* Bit-flip scans over ``ingest/judgments.parquet``, ``ingest/responses.parquet``
+  and ``scores/runs.parquet``: 300 positions each, in every class of byte
+  (header magic, page data, footer metadata, key-value metadata, footer
+  length and magic).  Through the CLI (``qacamp score`` / ``qacamp report``,
+  in-process, one call per flip): exit code 2 naming the file, never exit 0,
+  never a panic.  Without qacamp's records (results of an older qacamp, a file
+  copied without its record): the Parquet checks alone refuse the flip or read
+  exactly the original frame.
+* Truncation, a valid footer over garbage, absurd lengths: one clean error.
+* Another table's file under a table's name: refused (issue 21, item 1).
+* ``qacamp verify`` on the session's demo run, then on a copy with an altered
+  file and an edited judgment file; the README's command then rebuilds exactly
+  what changed, with the clean run's numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from workflow_util import (
+    DEMO_OUT,
+    ROOT,
+    demo_run,
+    differing_files,
+    env,
+    make_cmd,
+    needs_make,
+    qacamp,
+)
+
+from qacamp.cli import main
+from qacamp.errors import InputError
+from qacamp.io import read_parquet
+from qacamp.io.declared import declared_schema
+
+PANIC = ("panicked", "RUST_BACKTRACE", "memory allocation of", "Traceback")
+SCANNED = ("ingest/judgments.parquet", "ingest/responses.parquet", "scores/runs.parquet")
+
+
+# --------------------------------------------------------------------------- positions
+
+def byte_classes(data: bytes) -> dict[str, list[int]]:
+    """Every byte of a Parquet file by class: header (leading magic), page data
+    (the column chunks: page headers and pages), footer (the Thrift file
+    metadata), metadata (its key-value part, the stored Arrow schema), tail
+    (footer length and trailing magic)."""
+    n = len(data)
+    flen = int.from_bytes(data[n - 8:n - 4], "little")
+    fstart = n - 8 - flen
+    md = pq.ParquetFile(pa.BufferReader(data)).metadata
+    pages = set()
+    for i in range(md.num_row_groups):
+        for j in range(md.num_columns):
+            c = md.row_group(i).column(j)
+            start = c.dictionary_page_offset if c.has_dictionary_page else c.data_page_offset
+            pages.update(range(start, start + c.total_compressed_size))
+    value = md.metadata[b"ARROW:schema"]
+    at = data.index(value, fstart)
+    kv = set(range(data.rindex(b"ARROW:schema", fstart, at), at + len(value)))
+    return {"header": [0, 1, 2, 3], "page data": sorted(pages),
+            "footer": [p for p in range(fstart, n - 8) if p not in kv],
+            "metadata": sorted(kv), "tail": list(range(n - 8, n))}
+
+
+def positions(data: bytes, total: int = 300) -> list[tuple[str, int, int]]:
+    """``total`` (class, byte, bit) spread evenly over every class (all of the
+    header and tail, the rest shared by the others)."""
+    classes = byte_classes(data)
+    fixed = classes["header"] + classes["tail"]
+    out = [("header" if p < 4 else "tail", p, p % 8) for p in fixed]
+    rest = [c for c in ("page data", "footer", "metadata")]
+    left = total - len(out)
+    for k, name in enumerate(rest):
+        pool = classes[name]
+        share = left // (len(rest) - k)
+        step = max(1, len(pool) / share)
+        picks = sorted({pool[int(i * step)] for i in range(min(share, len(pool)))})
+        out += [(name, p, (p * 5 + 3) % 8) for p in picks]
+        left -= len(picks)
+    assert len(out) == total, len(out)
+    return out
+
+
+def flipped(data: bytes, pos: int, bit: int) -> bytes:
+    b = bytearray(data)
+    b[pos] ^= 1 << bit
+    return bytes(b)
+
+
+# --------------------------------------------------------------------------- a campaign
+
+@pytest.fixture(scope="module")
+def camp(tmp_path_factory) -> Path:
+    """A CLEF campaign (8 runs, 120 questions) ingested and scored by the CLI."""
+    base = tmp_path_factory.mktemp("damage")
+    assert main(["simulate", "clef-qa", "--out", str(base / "data"), "--runs", "8",
+                 "--questions", "120", "--seed", "16", "--quiet"]) == 0
+    cfg = {"kind": "clef-qa", "questions": str(base / "data/questions.tsv"),
+           "runs": str(base / "data/runs/*.tsv")}
+    assert main(["ingest", "--campaign-json", json.dumps(cfg), "--name", "c",
+                 "--out", str(base / "c" / "ingest")]) == 0
+    assert main(["score", "--ingest", str(base / "c" / "ingest"),
+                 "--out", str(base / "c" / "scores")]) == 0
+    return base
+
+
+def reader_argv(camp: Path, rel: str, out: Path) -> list[str]:
+    """The command that reads ``rel``: score reads the ingest tables, the report
+    the scores."""
+    if rel.startswith("ingest/"):
+        return ["score", "--ingest", str(camp / "c" / "ingest"), "--out", str(out)]
+    return ["report", "tables", "--campaign-dir", str(camp / "c"), "--no-reliability",
+            "--out", str(out)]
+
+
+def test_positions_cover_every_class(camp):
+    for rel in SCANNED:
+        data = (camp / "c" / rel).read_bytes()
+        pos = positions(data)
+        assert len(pos) == len({(p, b) for _, p, b in pos}) == 300
+        counts = {c: sum(1 for k, _, _ in pos if k == c) for c in
+                  ("header", "page data", "footer", "metadata", "tail")}
+        assert counts["header"] == 4 and counts["tail"] == 8, counts
+        assert min(counts["page data"], counts["footer"], counts["metadata"]) >= 80, counts
+
+
+@pytest.mark.parametrize("rel", SCANNED)
+def test_cli_refuses_every_flipped_bit_naming_the_file(camp, tmp_path, capfd, rel):
+    path = camp / "c" / rel
+    good = path.read_bytes()
+    out = tmp_path / "out"
+    argv = reader_argv(camp, rel, out)
+    command = argv[0]
+    try:
+        for cls, pos, bit in positions(good):
+            path.write_bytes(flipped(good, pos, bit))
+            rc = main(argv)
+            err = capfd.readouterr().err
+            assert rc == 2, (cls, pos, bit, err)
+            assert not any(p in err for p in PANIC), (cls, pos, bit, err)
+            lines = [ln for ln in err.splitlines() if ": error: " in ln]
+            assert len(lines) == 1 and lines[0].startswith(
+                f"qacamp {command}: error: {path}: changed since `qacamp "), (cls, pos, err)
+            assert "rerun the same command to rebuild it" in lines[0]
+            assert not out.exists()  # nothing written
+    finally:
+        path.write_bytes(good)
+    assert main(argv) == 0  # the file as written reads cleanly
+
+
+@pytest.mark.parametrize("rel", SCANNED)
+def test_without_records_a_flip_is_refused_or_changes_nothing(camp, tmp_path, capfd, rel):
+    """Damage is caught even where qacamp keeps no record of the file: page
+    checksums, the bounded frame checks and the declared schema refuse the
+    flip, or the frame read is exactly the original one."""
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True)
+    good = (camp / "c" / rel).read_bytes()
+    path.write_bytes(good)  # a copy without its record
+    schema = declared_schema(path)
+    original = read_parquet(path, schema=schema)
+    outcome = {"refused": 0, "same": 0}
+    by_class: dict[str, set] = {}
+    for cls, pos, bit in positions(good):
+        path.write_bytes(flipped(good, pos, bit))
+        try:
+            got = read_parquet(path, schema=schema)
+        except InputError as exc:
+            assert str(exc).startswith(f"{path}: "), exc
+            outcome["refused"] += 1
+            by_class.setdefault(cls, set()).add("refused")
+        else:
+            assert got.equals(original, null_equal=True), (cls, pos, bit)
+            assert got.schema == original.schema
+            outcome["same"] += 1
+            by_class.setdefault(cls, set()).add("same")
+        err = capfd.readouterr().err
+        assert not any(p in err for p in PANIC), (cls, pos, bit, err)
+    # the checksums and frame checks see most flips; every class has refusals
+    assert outcome["refused"] >= 200, outcome
+    assert all("refused" in v for v in by_class.values()), by_class
+
+
+def test_without_records_the_cli_refuses_or_gives_the_same_numbers(camp, tmp_path, capfd):
+    """A sample of the scan through `qacamp score` on an ingest folder without
+    records: exit 2 naming the file, or exit 0 with byte-identical scores."""
+    ingest = tmp_path / "ingest"
+    shutil.copytree(camp / "c" / "ingest", ingest)
+    shutil.rmtree(ingest / ".qacamp-output")
+    clean = tmp_path / "clean"
+    assert main(["score", "--ingest", str(ingest), "--out", str(clean)]) == 0
+    want = (clean / "runs.parquet").read_bytes()
+    for rel in SCANNED[:2]:
+        path = tmp_path / rel
+        good = path.read_bytes()
+        for cls, pos, bit in positions(good)[::10]:
+            path.write_bytes(flipped(good, pos, bit))
+            out = tmp_path / f"s{pos}"
+            rc = main(["score", "--ingest", str(ingest), "--out", str(out)])
+            err = capfd.readouterr().err
+            assert not any(p in err for p in PANIC), (cls, pos, err)
+            if rc == 0:
+                assert (out / "runs.parquet").read_bytes() == want, (rel, cls, pos, bit)
+            else:
+                assert rc == 2 and f"error: {path}: " in err, (cls, pos, err)
+        path.write_bytes(good)
+
+
+def test_truncation_garbage_and_absurd_lengths_are_one_clean_error(camp, tmp_path, capfd):
+    good = (camp / "c" / "scores" / "runs.parquet").read_bytes()
+    n = len(good)
+    flen = int.from_bytes(good[n - 8:n - 4], "little")
+    garbage = bytes((i * 131 + 7) % 256 for i in range(n - 8 - flen - 4))
+    cases = {f"truncated to {k}": good[:k] for k in (0, 3, 4, 12, n // 3, n // 2, n - 8, n - 1)}
+    cases["valid footer over garbage"] = good[:4] + garbage + good[n - 8 - flen:]
+    cases["footer length 2**31 - 1"] = good[:n - 8] + (2**31 - 1).to_bytes(4, "little") + b"PAR1"
+    cases["footer length = file size"] = good[:n - 8] + n.to_bytes(4, "little") + b"PAR1"
+    cases["footer length 0"] = good[:n - 8] + (0).to_bytes(4, "little") + b"PAR1"
+    cases["only magic"] = b"PAR1PAR1"
+    for start in range(n - 8 - flen, n - 8, 7):  # every 7th footer byte maxed out
+        b = bytearray(good)
+        b[start] = 0xFF
+        cases[f"footer byte {start} = 0xff"] = bytes(b)
+    path = tmp_path / "runs.parquet"
+    for what, data in cases.items():
+        path.write_bytes(data)
+        try:
+            got = read_parquet(path, schema=declared_schema(tmp_path / "scores" / "runs.parquet"))
+        except InputError as exc:
+            assert str(exc).startswith(f"{path}: "), (what, exc)
+        else:
+            assert got.equals(pl.read_parquet(pa.BufferReader(good)), null_equal=True), what
+        err = capfd.readouterr().err
+        assert not any(p in err for p in PANIC), (what, err)
+    # the CLI: one line, exit 2
+    path.write_bytes(cases["footer length 2**31 - 1"])
+    rc = main(["reliability", "merge", "--kind", "swap", str(tmp_path / "m.parquet"), str(path)])
+    err = capfd.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert "its footer claims 2147483647 bytes, more than the file holds" in err
+
+
+def test_another_tables_file_is_refused_not_scored(camp, tmp_path, capsys):
+    """A copied questions.parquet under the name judgments.parquet: never every
+    c@1 = 0 with exit 0 (issue 21, item 1)."""
+    ingest = tmp_path / "ingest"
+    shutil.copytree(camp / "c" / "ingest", ingest)
+    shutil.copy(ingest / "questions.parquet", ingest / "judgments.parquet")
+    rc = main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "s1")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"error: {ingest / 'judgments.parquet'}: changed since `qacamp ingest` " \
+        "wrote it" in err, err
+    # without the record (or with it copied too): the declared schema refuses it
+    (ingest / ".qacamp-output" / "judgments.parquet.json").unlink()
+    rc = main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "s2")])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert (f"error: {ingest / 'judgments.parquet'}: lacks the column(s) judgment_set, run, "
+            "item, judgment, distinct and has the unexpected column(s) qtype, series") in err
+    assert "(another table's file?)" in err
+    assert not (tmp_path / "s1").exists() and not (tmp_path / "s2").exists()
+
+
+# --------------------------------------------------------------------------- verify and the workflow
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    return demo_run(tmp_path_factory)
+
+
+def _copy_demo(demo: Path, to: Path, own: str) -> Path:
+    """The session's demo workdir copied (results, Snakemake's metadata, mtimes
+    kept) with a private copy of campaign ``own``'s raw files."""
+    shutil.copytree(demo / DEMO_OUT, to / DEMO_OUT, symlinks=True)
+    shutil.copytree(demo / ".snakemake" / "metadata", to / ".snakemake" / "metadata")
+    (to / "config").symlink_to(ROOT / "config")
+    res = to / "resources" / "demo"
+    res.mkdir(parents=True)
+    for entry in sorted((ROOT / "resources" / "demo").iterdir()):
+        if entry.name == own:
+            shutil.copytree(entry, res / entry.name)
+        else:
+            (res / entry.name).symlink_to(entry)
+    return to
+
+
+def _edit_judgment(run_file: Path) -> None:
+    """Flip the first R/W judgment of a CLEF run file, keeping its old mtime
+    (as `cp -p`, `rsync -t` or an archive would)."""
+    st = run_file.stat()
+    lines = run_file.read_text().splitlines()
+    for i, line in enumerate(lines[1:], 1):
+        f = line.split("\t")
+        if f[3] in ("R", "W"):
+            f[3] = "W" if f[3] == "R" else "R"
+            lines[i] = "\t".join(f)
+            break
+    run_file.write_text("\n".join(lines) + "\n")
+    os.utime(run_file, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+FLIPPED = "pan"      # bit flips in its intermediates
+EDITED = "clef2009"  # a judgment edited after the run
+
+
+@pytest.fixture(scope="module")
+def damaged_copy(demo, tmp_path_factory) -> tuple[Path, Path, dict]:
+    work = _copy_demo(demo, tmp_path_factory.mktemp("demo_damaged"), EDITED)
+    out = work / DEMO_OUT
+    flips = {}
+    for rel, k in zip(SCANNED, (0, 1, 2), strict=True):
+        p = out / FLIPPED / rel
+        data = p.read_bytes()
+        cls, pos, bit = positions(data)[[20, 150, 260][k]]
+        p.write_bytes(flipped(data, pos, bit))
+        flips[rel] = cls
+    run_file = sorted((work / "resources/demo" / EDITED / "runs").glob("*.tsv"))[0]
+    _edit_judgment(run_file)
+    return work, run_file, flips
+
+
+@needs_make
+def test_verify_names_changed_and_stale_files(demo, damaged_copy):
+    res = qacamp("verify", str(demo / DEMO_OUT))
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert res.stdout.strip().splitlines()[-1].endswith(": 0 changed, 0 missing, 0 stale")
+    work, run_file, flips = damaged_copy
+    res = qacamp("verify", DEMO_OUT, cwd=work)
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    lines = res.stdout.splitlines()
+    for rel in SCANNED:
+        assert any(ln.startswith(f"changed: {DEMO_OUT}/{FLIPPED}/{rel} (sha256 ")
+                   for ln in lines), (rel, lines[:20])
+    edited = f"resources/demo/{EDITED}/runs/{run_file.name}"
+    stale = [ln for ln in lines if ln.startswith(f"stale: {DEMO_OUT}/{EDITED}/")]
+    named = {ln.split(" ")[1] for ln in stale}
+    for rel in ("ingest/judgments.parquet", "scores/runs.parquet", "scores/runs.csv",
+                "reliability/swap_c_at_1_summary.parquet", "tables/runs.csv",
+                "figures/stability.png", "report.html"):
+        assert f"{DEMO_OUT}/{EDITED}/{rel}" in named, (rel, stale[:10])
+    assert any(edited in ln and "changed since `qacamp ingest` read it" in ln for ln in stale)
+    # nothing of the other campaigns is named
+    others = [ln for ln in lines if ln.startswith(("changed", "stale", "missing"))
+              and f"/{FLIPPED}/" not in ln and f"/{EDITED}/" not in ln
+              and not ln.split(" ")[1].endswith("index.html")]
+    assert others == []
+
+
+@needs_make
+def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
+    work, run_file, _ = damaged_copy
+    before = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
+    res = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
+                         text=True, env=env(), timeout=1800)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-4000:]
+    for rel in SCANNED:
+        assert f"qacamp: {DEMO_OUT}/{FLIPPED}/{rel} changed since it was written" in out, rel
+    assert f"qacamp: {DEMO_OUT}/{EDITED}/ingest/judgments.parquet is stale" in out
+    # the damaged campaign: rebuilt to the clean run's bytes
+    assert differing_files(demo / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
+    # the edited one: rebuilt from the new judgment, recorded in its manifest
+    after = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
+    key = f"resources/demo/{EDITED}/runs/{run_file.name}"
+    old = {i["path"]: i["sha256"] for i in before["inputs"]}
+    new = {i["path"]: i["sha256"] for i in after["inputs"]}
+    assert old[key] != new[key]
+    assert {k: v for k, v in old.items() if k != key} == {k: v for k, v in new.items()
+                                                          if k != key}
+    assert after["intermediates"] != before["intermediates"]
+    clean = pl.read_parquet(demo / DEMO_OUT / EDITED / "scores/runs.parquet")
+    rerun = pl.read_parquet(work / DEMO_OUT / EDITED / "scores/runs.parquet")
+    assert not clean.equals(rerun)
+    # every other campaign untouched, and nothing left stale or changed anywhere
+    for c in ("trec2002", "trec2004", "qa4mre2012", "qa4mre2013"):
+        assert differing_files(demo / DEMO_OUT / c, work / DEMO_OUT / c) == [], c
+    res = qacamp("verify", DEMO_OUT, cwd=work)
+    assert res.returncode == 0, res.stdout[-3000:]
