@@ -273,7 +273,7 @@ def test_another_tables_file_is_refused_not_scored(camp, tmp_path, capsys):
     assert not (tmp_path / "s1").exists() and not (tmp_path / "s2").exists()
 
 
-# --------------------------------------------------------------------------- verify and the workflow
+# ------------------------------------------------------------------ verify and the workflow
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> Path:
@@ -296,23 +296,24 @@ def _copy_demo(demo: Path, to: Path, own: str) -> Path:
     return to
 
 
-def _edit_judgment(run_file: Path) -> None:
-    """Flip the first R/W judgment of a CLEF run file, keeping its old mtime
-    (as `cp -p`, `rsync -t` or an archive would)."""
-    st = run_file.stat()
-    lines = run_file.read_text().splitlines()
-    for i, line in enumerate(lines[1:], 1):
-        f = line.split("\t")
-        if f[3] in ("R", "W"):
-            f[3] = "W" if f[3] == "R" else "R"
-            lines[i] = "\t".join(f)
-            break
-    run_file.write_text("\n".join(lines) + "\n")
-    os.utime(run_file, ns=(st.st_atime_ns, st.st_mtime_ns))
+def _edit_gold(gold: Path) -> None:
+    """Move the first question's right answer to its first option in a QA4MRE
+    gold file, keeping the file's old mtime (as `cp -p`, `rsync -t` or an
+    archive would)."""
+    st = gold.stat()
+    text = gold.read_text(encoding="utf-8")
+    first = text.index("<answer a_id='1' ")
+    assert text.index(' correct="Yes"') > first
+    text = text.replace(' correct="Yes"', "", 1)
+    text = text[:first] + "<answer a_id='1' correct=\"Yes\" " + \
+        text[first + len("<answer a_id='1' "):]
+    gold.write_text(text, encoding="utf-8")
+    os.utime(gold, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-FLIPPED = "pan"      # bit flips in its intermediates
-EDITED = "clef2009"  # a judgment edited after the run
+# the two demo campaigns cheapest to rebuild
+FLIPPED = "trec2004"   # bit flips in its intermediates
+EDITED = "qa4mre2012"  # its gold standard (the judgments) edited after the run
 
 
 @pytest.fixture(scope="module")
@@ -326,9 +327,9 @@ def damaged_copy(demo, tmp_path_factory) -> tuple[Path, Path, dict]:
         cls, pos, bit = positions(data)[[20, 150, 260][k]]
         p.write_bytes(flipped(data, pos, bit))
         flips[rel] = cls
-    run_file = sorted((work / "resources/demo" / EDITED / "runs").glob("*.tsv"))[0]
-    _edit_judgment(run_file)
-    return work, run_file, flips
+    gold = work / "resources/demo" / EDITED / "gold.xml"
+    _edit_gold(gold)
+    return work, gold, flips
 
 
 @needs_make
@@ -336,14 +337,14 @@ def test_verify_names_changed_and_stale_files(demo, damaged_copy):
     res = qacamp("verify", str(demo / DEMO_OUT))
     assert res.returncode == 0, res.stdout[-3000:]
     assert res.stdout.strip().splitlines()[-1].endswith(": 0 changed, 0 missing, 0 stale")
-    work, run_file, flips = damaged_copy
+    work, gold, flips = damaged_copy
     res = qacamp("verify", DEMO_OUT, cwd=work)
     assert res.returncode == 1 and "Traceback" not in res.stderr
     lines = res.stdout.splitlines()
     for rel in SCANNED:
         assert any(ln.startswith(f"changed: {DEMO_OUT}/{FLIPPED}/{rel} (sha256 ")
                    for ln in lines), (rel, lines[:20])
-    edited = f"resources/demo/{EDITED}/runs/{run_file.name}"
+    edited = f"resources/demo/{EDITED}/gold.xml"
     stale = [ln for ln in lines if ln.startswith(f"stale: {DEMO_OUT}/{EDITED}/")]
     named = {ln.split(" ")[1] for ln in stale}
     for rel in ("ingest/judgments.parquet", "scores/runs.parquet", "scores/runs.csv",
@@ -351,16 +352,18 @@ def test_verify_names_changed_and_stale_files(demo, damaged_copy):
                 "figures/stability.png", "report.html"):
         assert f"{DEMO_OUT}/{EDITED}/{rel}" in named, (rel, stale[:10])
     assert any(edited in ln and "changed since `qacamp ingest` read it" in ln for ln in stale)
-    # nothing of the other campaigns is named
+    # nothing of the other campaigns is named (the index and the editions'
+    # overview are built from the two)
     others = [ln for ln in lines if ln.startswith(("changed", "stale", "missing"))
               and f"/{FLIPPED}/" not in ln and f"/{EDITED}/" not in ln
+              and f"{DEMO_OUT}/overview/" not in ln
               and not ln.split(" ")[1].endswith("index.html")]
     assert others == []
 
 
 @needs_make
 def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
-    work, run_file, _ = damaged_copy
+    work, gold, _ = damaged_copy
     before = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
     res = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
                          text=True, env=env(), timeout=1800)
@@ -373,7 +376,7 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
     assert differing_files(demo / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
     # the edited one: rebuilt from the new judgment, recorded in its manifest
     after = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
-    key = f"resources/demo/{EDITED}/runs/{run_file.name}"
+    key = f"resources/demo/{EDITED}/gold.xml"
     old = {i["path"]: i["sha256"] for i in before["inputs"]}
     new = {i["path"]: i["sha256"] for i in after["inputs"]}
     assert old[key] != new[key]
@@ -384,7 +387,7 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
     rerun = pl.read_parquet(work / DEMO_OUT / EDITED / "scores/runs.parquet")
     assert not clean.equals(rerun)
     # every other campaign untouched, and nothing left stale or changed anywhere
-    for c in ("trec2002", "trec2004", "qa4mre2012", "qa4mre2013"):
+    for c in ("trec2002", "pan", "clef2009", "qa4mre2013"):
         assert differing_files(demo / DEMO_OUT / c, work / DEMO_OUT / c) == [], c
     res = qacamp("verify", DEMO_OUT, cwd=work)
     assert res.returncode == 0, res.stdout[-3000:]

@@ -48,7 +48,8 @@ def run(args) -> int:
         first = report.inputs_not_found[0]
         print(f"note: {len(report.inputs_not_found)} input file(s) not found here (e.g. "
               f"{first}): whether they changed was not checked")
-    counts = {k: sum(f.kind == k for f in report.findings) for k in ("changed", "missing", "stale")}
+    counts = {k: sum(f.kind == k for f in report.findings)
+              for k in ("changed", "missing", "stale")}
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     print(f"qacamp verify: {report.checked} files checked against their records: {summary}"
           + ("" if report.ok else "; rerun the workflow's command to rebuild them"))

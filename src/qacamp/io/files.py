@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,23 +26,8 @@ from ..errors import InputError, OutputError
 from . import records
 from .outputs import active, file_mode, writing
 from .parquet import parquet_bytes
+from .records import remove_stale_temps
 from .verified import check_parquet
-
-
-def remove_stale_temps(path: str | Path, suffix: str = ".tmp") -> None:
-    """Delete temporary files that an earlier, killed writer of ``path`` left
-    beside it (``.<name>.<8 random chars><suffix>``, as :func:`atomic_path`
-    names them, and a database's ``.wal`` beside one).  A SIGKILL skips the
-    cleanup of :func:`atomic_path`; without this sweep such files would stay in
-    the results folder for good.  Only the writer of ``path`` itself calls this
-    (Snakemake runs one job per output)."""
-    path = Path(path)
-    stale = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(suffix)}(\.wal)?$")
-    with contextlib.suppress(FileNotFoundError):
-        for entry in os.scandir(path.parent):
-            if stale.match(entry.name) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
 
 
 def output_error(path: str | Path, exc: OSError) -> OutputError:
@@ -88,7 +72,7 @@ def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
         os.chmod(tmp, file_mode())
         if w is not None:
             sha = records.sha256_file(tmp) if hashed else None
-            w.stage(target, root, tmp, sha, os.path.getsize(tmp))
+            w.stage(target, root, tmp, sha, os.path.getsize(tmp) if hashed else None)
         else:
             os.replace(tmp, target)
     except BaseException as exc:

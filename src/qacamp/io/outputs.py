@@ -53,7 +53,8 @@ from .records import MARKER, Record
 _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp_writing",
                                                                          default=None)
 
-FORCE_FIX = "--force to let qacamp write its files there (it replaces only files of the names it writes)"
+FORCE_FIX = ("--force to let qacamp write its files there (it replaces only files of the names "
+             "it writes)")
 #: What Snakemake itself leaves in a folder output
 SNAKEMAKE_FILES = (".snakemake_timestamp",)
 
@@ -74,7 +75,8 @@ def _lstat(path: Path) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise OutputError(path, exc.strerror or str(exc), "give a path qacamp can write to") from None
+        raise OutputError(path, exc.strerror or str(exc),
+                          "give a path qacamp can write to") from None
 
 
 def file_mode() -> int:
@@ -104,7 +106,7 @@ class _Staged:
     tmp: Path
     root: Path
     sha256: str | None
-    size: int
+    size: int | None
 
 
 class Writing:
@@ -154,7 +156,7 @@ class Writing:
         for inp in self.inputs:
             if path == inp or (os.path.lexists(path) and os.path.exists(inp) and _same(path, inp)):
                 raise OutputError(self.show(path), "it is an input of this command",
-                              "give an output path that is not one of the command's inputs")
+                                  "give an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
         missing = []
@@ -182,13 +184,14 @@ class Writing:
             self._mkdirs(folder)
             self._mark(folder)
         elif stat.S_ISLNK(st.st_mode):
-            raise OutputError(self.show(folder), f"it is a symbolic link (to {os.readlink(folder)})",
-                          "give the folder itself, not a link to it")
+            raise OutputError(
+                self.show(folder), f"it is a symbolic link (to {os.readlink(folder)})",
+                "give the folder itself, not a link to it")
         elif not stat.S_ISDIR(st.st_mode):
             what = kind_of(st.st_mode) or "an existing file"
             raise OutputError(self.show(folder), f"it is {what}, not a folder",
-                          "give a new or empty folder (qacamp never replaces a file, device or "
-                          "pipe by a folder)")
+                              "give a new or empty folder (qacamp never replaces a file, "
+                              "device or pipe by a folder)")
         elif not records.is_marked(folder):
             try:
                 entries = sorted(e for e in os.listdir(folder) if e not in SNAKEMAKE_FILES)
@@ -197,8 +200,9 @@ class Writing:
                                   "give a folder qacamp can read and write") from None
             if entries and not self.force:
                 shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if entries[3:] else "")
-                raise OutputError(self.show(folder), f"the folder holds files qacamp did not write ({shown})",
-                              f"give a new or empty folder, or {FORCE_FIX}")
+                raise OutputError(
+                    self.show(folder), f"the folder holds files qacamp did not write ({shown})",
+                    f"give a new or empty folder, or {FORCE_FIX}")
             self._mark(folder)
         self.dirs.append(folder)
         return folder
@@ -229,19 +233,20 @@ class Writing:
 
     def _check_replaceable(self, target: Path, st: os.stat_result, root: Path) -> None:
         if stat.S_ISLNK(st.st_mode):
-            raise OutputError(self.show(target), f"it is a symbolic link (to {os.readlink(target)})",
-                          "give the path of a new file or of a file qacamp wrote")
+            raise OutputError(
+                self.show(target), f"it is a symbolic link (to {os.readlink(target)})",
+                "give the path of a new file or of a file qacamp wrote")
         if stat.S_ISDIR(st.st_mode):
             raise OutputError(self.show(target), "it is a folder, not a file",
-                          "give the path of a new file or of a file qacamp wrote")
+                              "give the path of a new file or of a file qacamp wrote")
         what = kind_of(st.st_mode)
         if what is not None:
             raise OutputError(self.show(target), f"it is {what}, not a regular file",
-                          "give the path of a new file or of a file qacamp wrote (qacamp never "
-                          "writes to devices, pipes or sockets)")
+                              "give the path of a new file or of a file qacamp wrote "
+                              "(qacamp never writes to devices, pipes or sockets)")
         if not self.force and not records.record_path(root, target).is_file():
             raise OutputError(self.show(target), "the file exists and was not written by qacamp",
-                          f"give another path, or {FORCE_FIX}")
+                              f"give another path, or {FORCE_FIX}")
 
     # ------------------------------------------------------------------ staging
     def root_of(self, target: Path) -> Path:
@@ -268,7 +273,8 @@ class Writing:
         self._mkdirs(target.parent)
         return target, root
 
-    def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None, size: int) -> None:
+    def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None,
+              size: int | None) -> None:
         old = self.staged.pop(target, None)
         if old is not None:
             with contextlib.suppress(OSError):
@@ -354,6 +360,7 @@ class Writing:
 
 def write_record(path: Path, rec: Record) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    records.remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -11,8 +11,8 @@ file written there, at ``.qacamp-output/<file>.json``::
 ``inputs`` maps every file the step read (path relative to the record's folder
 when it was given relative, else absolute) to its SHA-256 when it was read, so
 a changed input makes the outputs built from it stale (:mod:`.verify`).
-``sha256`` is null for a file that is not byte-reproducible by design
-(``campaign.duckdb``); ``temporary`` marks a shard that the workflow deletes
+``sha256`` and ``size`` are null for a file that is not byte-reproducible by
+design (``campaign.duckdb``); ``temporary`` marks a shard that the workflow deletes
 once it is merged.  Records hold no time stamp and no absolute path that the
 command was not given, so two runs in two folders write the same bytes.
 
@@ -24,9 +24,11 @@ lock, also on a cluster file system.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +47,7 @@ class Record:
     file: str
     step: str
     sha256: str | None
-    size: int
+    size: int | None
     inputs: dict[str, str | None] = field(default_factory=dict)
     temporary: bool = False
 
@@ -69,6 +71,31 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def remove_stale_temps(path: str | Path, suffix: str = ".tmp") -> None:
+    """Delete temporary files that an earlier, killed writer of ``path`` left
+    beside it (``.<name>.<8 random chars><suffix>``, as qacamp's writers name
+    them, and a database's ``.wal`` beside one).  A SIGKILL skips the cleanup
+    of the writers; without this sweep such files would stay in the results
+    folder for good.  Only the writer of ``path`` itself calls this (Snakemake
+    runs one job per output)."""
+    path = Path(path)
+    stale = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(suffix)}(\.wal)?$")
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(path.parent):
+            if stale.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
+#: How qacamp's writers name a temporary file: ``.<name>.<8 chars><suffix>``.
+TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.(tmp|parquet|csv|png|svg|duckdb|json)(\.wal)?$")
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is one of qacamp's temporary files (left by a killed writer)."""
+    return TEMP_NAME.match(name) is not None
+
+
 def record_path(root: str | Path, target: str | Path) -> Path:
     """Where the record of ``target`` (a file under the folder ``root``) lives."""
     rel = Path(os.path.relpath(target, root)).as_posix()
@@ -90,7 +117,8 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
         if not isinstance(inputs, dict):
             raise ValueError("'inputs' is not an object")
         return Record(file=str(doc["file"]), step=str(doc["step"]), sha256=doc.get("sha256"),
-                      size=int(doc["size"]), inputs={str(k): v for k, v in inputs.items()},
+                      size=None if doc["size"] is None else int(doc["size"]),
+                      inputs={str(k): v for k, v in inputs.items()},
                       temporary=bool(doc.get("temporary", False)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         what = f"the record of {target}" if target is not None else "a qacamp output record"

@@ -164,5 +164,6 @@ def check_parquet(path: str | Path, schema: dict | None = None) -> None:
         raise InputError(path, None, f"is not a readable Parquet file ({exc})", step) from None
 
 
-__all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet", "check_parquet",
+__all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet",
+           "check_parquet",
            "changed_error", "MISSING_FIX"]

@@ -16,7 +16,7 @@ It never changes anything.  :func:`prepare_outdir` is what the workflow runs
 before Snakemake plans (main process only): it claims the outdir like a
 command's ``--out`` folder, refuses folder outputs that hold a user's file
 (Snakemake replaces them whole), removes each file qacamp owns that changed
-since it was written, and ages each stale one (modification time 0) so that
+since it was written, and ages each stale one (modification time 1970) so that
 Snakemake's modification-time trigger reruns the step that writes it.
 """
 
@@ -214,16 +214,22 @@ def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None
 
 # --------------------------------------------------------------------------- the workflow
 
+#: The modification time given to a stale file: 1 s into 1970 (Snakemake
+#: takes a time of 0 for "unknown" and would not compare it).
+AGED = 1
+
+
 def _age(path: Path, top: Path) -> None:
-    """Modification time 0 for ``path`` and for the ``.snakemake_timestamp`` of
-    any folder output it lies in (how Snakemake dates a folder)."""
+    """The oldest modification time for ``path`` and for the
+    ``.snakemake_timestamp`` of any folder output it lies in (how Snakemake
+    dates a folder), so that Snakemake reruns the step that writes it."""
     with contextlib.suppress(OSError):
-        os.utime(path, (0, 0), follow_symlinks=False)
+        os.utime(path, (AGED, AGED), follow_symlinks=False)
     for parent in path.parents:
         stamp = parent / SNAKEMAKE_FILES[0]
         if stamp.is_file():
             with contextlib.suppress(OSError):
-                os.utime(stamp, (0, 0))
+                os.utime(stamp, (AGED, AGED))
         if parent == top:
             break
 
@@ -266,7 +272,8 @@ def prepare_outdir(outdir: str | Path, folder_outputs=()) -> list[str]:
                 dirnames.remove(MARKER)
             for name in sorted(files):
                 p = Path(dirpath) / name
-                if name in SNAKEMAKE_FILES or records.record_path(folder, p).is_file():
+                if name in SNAKEMAKE_FILES or records.is_temp_name(name) \
+                        or records.record_path(folder, p).is_file():
                     continue
                 raise OutputError(folder, f"it holds a file qacamp did not write "
                                   f"({p.relative_to(folder)}), and the workflow replaces this "
