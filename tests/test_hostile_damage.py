@@ -218,6 +218,32 @@ def test_without_records_the_cli_refuses_or_gives_the_same_numbers(camp, tmp_pat
         path.write_bytes(good)
 
 
+def test_workflow_check_removes_every_flipped_file_it_owns(camp, tmp_path):
+    """What the workflow runs before it plans (qacamp.io.prepare_outdir), at
+    every third position of the scan (100 per file; the check is the file's
+    hash, whatever the position): the damaged file qacamp owns is named and
+    removed (so the run rebuilds it), nothing else is touched."""
+    from qacamp.io import prepare_outdir
+
+    out = tmp_path / "results"
+    shutil.copytree(camp / "c", out / "c")
+    (out / ".qacamp-output").mkdir()
+    files = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert prepare_outdir(out) == []
+    for rel in SCANNED:
+        path = out / "c" / rel
+        good = files[path]
+        for cls, pos, bit in positions(good)[::3]:
+            path.write_bytes(flipped(good, pos, bit))
+            done = prepare_outdir(out)
+            assert len(done) == 1 and done[0].startswith(
+                f"{path} changed since it was written (sha256 "), (cls, pos, done)
+            assert done[0].endswith("removed, this run rebuilds it")
+            assert not path.exists()
+            path.write_bytes(good)
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == files
+
+
 def test_truncation_garbage_and_absurd_lengths_are_one_clean_error(camp, tmp_path, capfd):
     good = (camp / "c" / "scores" / "runs.parquet").read_bytes()
     n = len(good)
@@ -332,6 +358,7 @@ def damaged_copy(demo, tmp_path_factory) -> tuple[Path, Path, dict]:
     return work, gold, flips
 
 
+@pytest.mark.slow
 @needs_make
 def test_verify_names_changed_and_stale_files(demo, damaged_copy):
     res = qacamp("verify", str(demo / DEMO_OUT))
@@ -361,6 +388,7 @@ def test_verify_names_changed_and_stale_files(demo, damaged_copy):
     assert others == []
 
 
+@pytest.mark.slow
 @needs_make
 def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
     work, gold, _ = damaged_copy

@@ -30,7 +30,7 @@ from .parquet import Damaged, SchemaMismatch, parse_parquet
 MISSING_FIX = "run the workflow step that writes it"
 
 
-def _read_regular(path: Path) -> bytes:
+def _read_regular(path: Path) -> bytearray:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -45,15 +45,18 @@ def _read_regular(path: Path) -> bytes:
                                                                or "not a regular file")
             raise InputError(path, None, f"the path is {what}, not a regular file",
                              "give the path of the file qacamp wrote")
-        chunks = []
-        left = st.st_size
-        while left > 0:
-            chunk = os.read(fd, min(left, records.CHUNK * 16))
-            if not chunk:
+        data = bytearray(st.st_size)  # read once into one buffer (no copies)
+        view = memoryview(data)
+        got = 0
+        while got < st.st_size:
+            n = os.readv(fd, [view[got:got + records.CHUNK * 64]])
+            if n == 0:
                 break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+            got += n
+        view.release()
+        if got < st.st_size:
+            del data[got:]
+        return data
     except OSError as exc:
         raise InputError(path, None, f"cannot read it ({exc.strerror or exc})",
                          "check that the file is readable") from None
@@ -68,7 +71,7 @@ def changed_error(path, step: str, recorded: str | None, now: str) -> InputError
                       f"hand, rerun `{step}`)")
 
 
-def read_verified(path: str | Path) -> tuple[bytes, records.Record | None]:
+def read_verified(path: str | Path) -> tuple[bytearray, records.Record | None]:
     """The bytes of ``path`` and qacamp's record of it (None if it keeps none),
     refused if they do not match the record."""
     path = Path(path)
@@ -93,7 +96,7 @@ def verify_bytes(path: str | Path, data) -> records.Record | None:
 
 def read_bytes(path: str | Path) -> bytes:
     """The bytes of ``path``, verified against qacamp's record of it."""
-    return read_verified(path)[0]
+    return bytes(read_verified(path)[0])
 
 
 def read_json(path: str | Path, what: str = "file") -> dict:
