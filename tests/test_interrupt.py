@@ -103,7 +103,7 @@ def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
     cfg = campaign_config(tmp_path)
     # each kill lands while a job is writing its temporary file, the worst moment
     points = [
-        ("ingest", "*/.ingest.*.tmp/*"),
+        ("ingest", "*/ingest/.*.parquet.*"),
         ("score", "*/scores/.*.parquet.*"),
         ("reliability shards", "*/reliability/shards/.*.parquet.*"),
         ("report", "*/figures/.*.png.*"),
@@ -132,8 +132,8 @@ def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
         if p.suffix == ".parquet":
             pl.read_parquet(p)
     assert differing(reference_run, tmp_path) == []
-    # killed writers' temporaries (files of qacamp.io.atomic_path, the folders of
-    # qacamp.ingest.write_ingest) are swept by the rerun of the same job
+    # killed writers' temporaries (the files qacamp.io stages beside their
+    # targets) are swept by the rerun of the same job
     assert leftover_temp_files(tmp_path) == []
 
 
