@@ -210,9 +210,14 @@ def _run_fit(args) -> int:
 
 
 def _fit(args, settings) -> None:
-    counts = _read_all([args.counts], swap.SWAP_SCHEMA,
-                       "give the swap counts that `qacamp reliability swap` or `reliability "
-                       "merge --kind swap` wrote")[0]
+    fix = ("give the swap counts that `qacamp reliability swap` or `reliability merge --kind "
+           "swap` wrote")
+    # declared columns checked for their types; max_score (the highest subset
+    # score, for the observed mode's relative difference) may be absent
+    counts = _read_all([args.counts], swap.SWAP_SCHEMA, fix, strict=False)[0]
+    missing = [c for c in swap.SWAP_SCHEMA if c != "max_score" and c not in counts.columns]
+    if missing:
+        raise InputError(args.counts, None, f"lacks the column(s) {', '.join(missing)}", fix)
     m = _load(args) if (args.matrix or args.scores) else None
     full = args.full_size or (m.n_units if m is not None else None)
     if not full:
