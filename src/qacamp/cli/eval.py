@@ -96,6 +96,10 @@ def register(sub):
     k.add_argument("--edition", default=None,
                    help="PAN edition whose measures enter overall (2014, 2015, 2020-2023; "
                         "default 2023)")
+    k.add_argument("--pan-evaluator", default=None, choices=["published", "current"],
+                   help="F0.5u rule: published (the evaluator before its 2021-05-28 fix, which "
+                        "took 0.5 as a same-author decision: PAN 2020's table) or current; "
+                        "default by edition (2020 published, others current)")
     k.add_argument("runs", nargs="+", metavar="ANSWERS")
     _common(k, "pan")
     k = kinds.add_parser("clef-qa", help=KIND_HELP["clef-qa"])
@@ -181,8 +185,8 @@ def campaign_config(args) -> dict:
             c["autojudge"] = True
     # options left unset keep the preset's or the kind's default
     for key in ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
-                "test_std_ddof", "baseline_seed", "edition", "beta", "max_rank", "other_score",
-                "run_format"):
+                "test_std_ddof", "baseline_seed", "edition", "pan_evaluator", "beta", "max_rank",
+                "other_score", "run_format"):
         if getattr(args, key, None) is not None:
             c[key] = getattr(args, key)
     if getattr(args, "judgment_code", None):

@@ -60,7 +60,7 @@ SCORING_KEYS: dict[str, tuple[str, ...]] = {
     "trec-factoid": ("beta", "max_rank"),
     "trec-series": ("other_score", "beta", "max_rank"),
     "qa4mre": ("pass_rule", "test_std_ddof"),
-    "pan": ("edition",),
+    "pan": ("edition", "pan_evaluator"),
 }
 """Campaign keys that only the scoring reads (checked here, passed on in ``options``)."""
 

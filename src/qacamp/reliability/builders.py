@@ -93,7 +93,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
 
 
 def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
-             edition: object | None = None, include_baselines: bool = False) -> ScoreMatrix:
+             edition: object | None = None, include_baselines: bool = False,
+             evaluator: str | None = None) -> ScoreMatrix:
     """PAN matrix (aggregator ``"pan"``) from the pipeline's per-problem frames.
 
     ``values``: one row per answered (run, problem) with columns ``run``,
@@ -101,7 +102,8 @@ def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
     ``truth``: one row per problem with ``qid`` and ``same`` (bool).  A problem
     a run did not answer counts 0.5 (PAN's rule).  ``measure``: one of
     ``auc, c_at_1, f_05_u, f1, brier, overall``; ``edition`` (2014, 2015,
-    2020-2023) is required for ``overall``.  Units are the problems in string
+    2020-2023) is required for ``overall``; ``evaluator`` the F0.5u rules
+    (default: the edition's, :func:`qacamp.measures.pan.check_evaluator`).  Units are the problems in string
     order of their ids, runs sorted by name; baseline runs are dropped unless
     ``include_baselines``.  :class:`UsageError` on malformed frames (see
     :func:`qacamp.measures.pan_frames.align`).
@@ -112,7 +114,7 @@ def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
         values = _drop_baselines(values, "run", include_baselines)
     qids, runs, dense, same = pan_frames.align(values, truth)
     return ScoreMatrix(qids, runs, "pan", values=dense, measure=m, truth=same,
-                       edition=None if edition is None else str(edition))
+                       edition=None if edition is None else str(edition), evaluator=evaluator)
 
 
 def from_long(df: pl.DataFrame, unit_col: str = "unit", run_col: str = "run",
@@ -231,10 +233,12 @@ def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> Sco
     if cfg.get("kind") != "pan":
         raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
                          f"{cfg.get('kind')!r} campaign")
-    edition = (cfg.get("options") or {}).get("edition") or pan.DEFAULT_EDITION
+    options = cfg.get("options") or {}
+    edition = options.get("edition") or pan.DEFAULT_EDITION
     values, truth = pan_frames.frames_from_tables(_read(ingest / "responses.parquet"),
                                            _read(ingest / "options.parquet"))
-    return from_pan(values, truth, measure, edition, include_baselines)
+    return from_pan(values, truth, measure, edition, include_baselines,
+                    options.get("pan_evaluator"))
 
 
 def _read(path: Path) -> pl.DataFrame:
