@@ -56,13 +56,19 @@ def test_mixed_modes_get_a_mode_column():
 def test_kendall_table_names_variant_and_tied_pairs():
     long = pl.DataFrame({"ranking": ["x"] * 4 + ["y"] * 4, "run": list("abcd") * 2,
                          "score": [0.5, 0.5, 0.3, 0.1, 0.4, 0.2, 0.2, 0.2]})
-    t = T.kendall_table(tau_table(long))
-    assert "tau_a: the minimum number of adjacent swaps" in t.caption
-    assert "ties broken by run name" in t.caption
+    t = T.kendall_table(tau_table(long, variant="tau_a"))
+    assert ("tau_a: (concordant - discordant pairs) / pairs, a pair tied in either ranking "
+            "counting 0") in t.caption and "independent of run names" in t.caption
+    # by hand: pairs ab (tied in x) cd bc bd (tied in y) count 0; ac ad concordant
+    assert t.frame.row(0, named=True)["tau"] == pytest.approx(2 / 6)
     assert [c.header for c in t.columns][-2:] == ["Tied pairs (a)", "Tied pairs (b)"]
     assert t.frame.row(0, named=True)["tied_pairs_b"] == 3
-    tb = T.kendall_table(tau_table(long, variant="tau_b"))
-    assert "tau_b: ties not broken" in tb.caption
+    tb = T.kendall_table(tau_table(long))  # the default
+    assert "tau_b: tied pairs left out of the denominator" in tb.caption
+    # 2 / sqrt((6 - 1) (6 - 3))
+    assert tb.frame.row(0, named=True)["tau"] == pytest.approx(2 / 15 ** 0.5)
+    tn = T.kendall_table(tau_table(long, variant="tau_a_by_name"))
+    assert "tied runs ordered by run name" in tn.caption
 
 
 def test_equivalence_table_gives_the_required_difference():

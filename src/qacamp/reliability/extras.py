@@ -9,8 +9,8 @@ ranking is labelled ``<measure>@<judgment_set>`` (e.g. ``cws@assessor1``); run
 scores are the ``runs.parquet`` rows with ``scope == "all"``.
 
 - :func:`kendall_frame` (ranking_a, ranking_b, n_runs, tau, variant,
-  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_a``
-  (default) and ``tau_b``), rows in this order:
+  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_b``
+  (default, label-free), ``tau_a`` and ``tau_a_by_name``), rows in this order:
   1. for each measure (in the given order), every pair of judgment sets, the
      primary set first (so the first rows are primary vs each other set, as in
      Voorhees 2003 Table 3), then the other sets in campaign order;
