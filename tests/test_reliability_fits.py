@@ -278,12 +278,17 @@ def test_bins_without_a_trustworthy_fit_get_a_reason():
 
 def test_fitted_bins_restriction_voorhees_2003():
     # "Curves could not be fit for the first bin (differences less than .01) ... or for
-    # bins where differences were greater than 0.16"
+    # bins where differences were greater than 0.16": the bin 0.16 <= d < 0.17 holds
+    # differences greater than 0.16, so the fitted bins are 0.01 ... 0.15 (the preset)
+    from qacamp.presets import PRESETS
+
+    spec = PRESETS["trec2002"].settings["reliability"]["swap"]["fitted_bins"]
+    assert spec == "0.01:0.15"
     counts = exact_counts({b: (0.5, 0.01 * (b + 1)) for b in range(21)}, range(21, 60))
-    fits = fit_bins(counts, 500, fitted_bins=parse_fitted_bins("0.01:0.16"))
+    fits = fit_bins(counts, 500, fitted_bins=parse_fitted_bins(spec))
     outside = fits.filter(pl.col("reason") == OUTSIDE)["bin"].to_list()
-    assert outside == [0, *range(17, 21)]
-    assert fits.filter(pl.col("bin").is_between(1, 16))["error_at_full"].null_count() == 0
+    assert outside == [0, *range(16, 21)]
+    assert fits.filter(pl.col("bin").is_between(1, 15))["error_at_full"].null_count() == 0
     assert parse_fitted_bins("all") is None
     with pytest.raises(UsageError):
         parse_fitted_bins("0.2:0.1")

@@ -44,7 +44,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
                   include_baselines: bool = False) -> ScoreMatrix:
     """Question-level matrix from ``scores/outcomes.parquet``.
 
-    ``measure``: ``accuracy`` (values = outcome == "R"), ``utility`` (+1 R,
+    ``measure``: ``accuracy`` (values = outcome == "R"), ``qa4mre_accuracy``
+    (outcome R or UR: the QA4MRE overview's accuracy), ``utility`` (+1 R,
     -1 W, 0 unanswered), ``c_at_1`` (right = R, unanswered = outcome starts
     with "U") or ``cws`` (right = R, rank with nulls last).  A (run, question)
     cell absent from the frame counts as unanswered with no response.
@@ -77,7 +78,12 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     agg = OUTCOME_MEASURES[m]
     if agg == "mean":
         vals = np.zeros(shape)
-        cell = is_r.astype(np.float64) if m == "accuracy" else np.where(is_r, 1.0, np.where(is_u, 0.0, -1.0))
+        if m == "accuracy":
+            cell = is_r.astype(np.float64)
+        elif m == "qa4mre_accuracy":
+            cell = (is_r | (outcome == "UR").fill_null(False).to_numpy()).astype(np.float64)
+        else:
+            cell = np.where(is_r, 1.0, np.where(is_u, 0.0, -1.0))
         vals[ui, ri] = cell
         return ScoreMatrix(units, runs, "mean", values=vals, measure=m)
     right = np.zeros(shape, bool)

@@ -73,7 +73,7 @@ BOXPLOT_SCHEMA = {"unit": pl.Utf8, "n": pl.Int64, "min": pl.Float64, "q1": pl.Fl
 EQUIVALENCE_SCHEMA = {"run": pl.Utf8, "score": pl.Float64, "group": pl.Int64,
                       "required_difference": pl.Float64}
 #: per-question measure of each question type for the median-zero shares
-QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f"}
+QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f", "DEFINITION": "other_f"}
 DEFAULT_QTYPE_MEASURE = "accuracy"
 THRESHOLDS = (0.0, 0.01, 0.02, 0.05, 0.07)
 

@@ -39,7 +39,8 @@ from ..measures import pan
 
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
 #: question-level measures that :func:`from_outcomes` builds, with their aggregator
-OUTCOME_MEASURES = {"accuracy": "mean", "utility": "mean", "c_at_1": "c_at_1", "cws": "cws"}
+OUTCOME_MEASURES = {"accuracy": "mean", "qa4mre_accuracy": "mean", "utility": "mean",
+                    "c_at_1": "c_at_1", "cws": "cws"}
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 BASELINE_PREFIX = "baseline:"
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)

@@ -32,7 +32,7 @@ DEFAULT_SET = {"qa4mre": "gold", "pan": "gold", "clef-qa": "official",
                "score-matrix": "matrix"}
 OTHER_SCORES = ("nugget", "pyramid")
 PASS_RULES = ("at_least", "more_than")
-COMPONENTS = ("factoid", "list", "other")
+COMPONENTS = ("factoid", "list", "other", "definition")
 #: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
 MAX_RANK = 5
 
