@@ -123,9 +123,9 @@ def test_observed_swap_figure_reads_table_2_at_c():
     assert rates.get_ydata().tolist() == pytest.approx(
         [.5, .3, .2, .15, .1, .05, 0, .025])
     assert list(lines["5% error level"].get_ydata()) == [0.05, 0.05]
-    deciding = [ln for name, ln in lines.items() if name.startswith("deciding bin")]
+    deciding = [ln for name, ln in lines.items() if name.endswith("(decides)")]
     assert len(deciding) == 1 and deciding[0].get_xdata().tolist() == [0.05]
-    assert "0.05 \u2264 d < 0.06" in deciding[0].get_label()
-    assert [t.get_text() for t in ax.texts] == ["decides: d \u2265 0.05"]
+    assert deciding[0].get_label() == "0.05 \u2264 d < 0.06 (decides)"
+    assert [t.get_text() for t in ax.texts] == ["decides: d \u2265 0.05 (error 5.0%)"]
     assert ax.get_xlim()[1] < 1 and "Score difference d" in ax.get_xlabel()
     assert "at c = 250 questions: d \u2265 0.05 needed" in ax.get_title()

@@ -210,10 +210,11 @@ def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
         if hit.height:
             lo, err = float(hit["lo"][0]), float(hit["error_rate"][0])
             ax.plot([lo], [err], "o", ms=9, mfc="none", mec=LEVEL_COLOR, mew=1.8,
-                    label=f"deciding bin\n{bin_label(lo, hit['hi'][0])}\n(error {err:.1%})")
+                    label=f"{bin_label(lo, hit['hi'][0])} (decides)")
             ax.axvline(lo, color=LEVEL_COLOR, lw=0.8, ls="--")
-            ax.annotate(f"decides: d \u2265 {lo:.2f}", (lo, err), xytext=(6, 12),
-                        textcoords="offset points", color=LEVEL_COLOR, fontsize=8)
+            ax.annotate(f"decides: d \u2265 {lo:.2f} (error {err:.1%})", (lo, err),
+                        xytext=(6, 12), textcoords="offset points", color=LEVEL_COLOR,
+                        fontsize=8)
         ax.set_xlabel("Score difference d (lower edge of its bin; last bin open)")
         ax.set_ylabel(f"Error rate at c = {size} {units}")
         ax.set_xlim(-0.005, max(float(x.max()) if len(x) else 0.2, 0.2) + 0.01)
