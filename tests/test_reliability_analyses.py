@@ -116,7 +116,7 @@ def test_kendall_equals_scipy_and_swaps():
     long = pl.DataFrame({"ranking": ["x"] * 3 + ["y"] * 3, "run": ["a", "b", "c"] * 2,
                          "score": [0.5, 0.4, 0.3, 0.3, 0.45, 0.2]})
     t = tau_table(long)
-    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3), "tau_a", 0, 0)
+    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3), "tau_b", 0, 0)
 
 
 def test_judgment_tuples():

@@ -93,7 +93,7 @@ def test_kendall_frame_hand_values():
                              ["adj", "a1", "a2"])
     assert k.columns == ["ranking_a", "ranking_b", "n_runs", "tau", "variant", "tied_pairs_a",
                          "tied_pairs_b"]
-    assert k["variant"].unique().to_list() == ["tau_a"]  # no ties here: tau_a = tau_b
+    assert k["variant"].unique().to_list() == ["tau_b"]  # the default; no ties here: tau_a = tau_b
     assert list(zip(k["ranking_a"], k["ranking_b"], strict=True)) == [
         ("cws@adj", "cws@a1"), ("cws@adj", "cws@a2"), ("cws@a1", "cws@a2"),
         ("cws@adj", "accuracy@adj"), ("series_score@adj", "type_score@adj")]

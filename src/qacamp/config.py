@@ -87,7 +87,7 @@ GLOBAL_DEFAULTS: dict[str, Any] = {
     "stability": {"fuzz": "0.01:0.10:0.01", "pairing": "shared"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
     # Kendall tau variant of `qacamp reliability extras --kendall-variant`
-    "kendall": {"variant": "tau_a"},
+    "kendall": {"variant": "tau_b"},
 }
 
 

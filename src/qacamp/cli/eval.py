@@ -29,7 +29,8 @@ KIND_HELP = {
     "qa4mre": "QA4MRE: --gold GS.xml RUN.xml...",
     "pan": "PAN verification: --truth truth.jsonl answers.jsonl... (run = parent folder)",
     "clef-qa": "CLEF QA (ResPubliQA-style TSV): --questions Q.tsv RUN.tsv...",
-    "trec-factoid": "TREC 2002-2003 factoid: --questions Q JUDGED_RUN...",
+    "trec-factoid": "TREC 2002-2003 factoid: --questions Q JUDGED_RUN... (2003 definitions: "
+                    "--nuggets N --definition D... --definition-nuggets D2...)",
     "trec-series": "TREC 2004-2007 series: --questions Q.xml --year Y --nuggets N ...",
 }
 
@@ -69,7 +70,7 @@ def _beta_rank(p: argparse.ArgumentParser) -> None:
                    help="ranked answers MRR counts per question (default 5)")
     p.add_argument("--judgment-code", action="append", default=None, metavar="RAW=CODE",
                    help="map a raw judgment code to R W U X or L (campaign key "
-                        "judgment_codes; repeatable), e.g. 4=L for locally correct")
+                        "judgment_codes; repeatable), e.g. 4=L to read code 4 as locally correct")
 
 
 def register(sub):
@@ -96,6 +97,10 @@ def register(sub):
     k.add_argument("--edition", default=None,
                    help="PAN edition whose measures enter overall (2014, 2015, 2020-2023; "
                         "default 2023)")
+    k.add_argument("--pan-evaluator", default=None, choices=["published", "current"],
+                   help="F0.5u rule: published (the evaluator before its 2021-05-28 fix, which "
+                        "took 0.5 as a same-author decision: PAN 2020's table) or current; "
+                        "default by edition (2020 published, others current)")
     k.add_argument("runs", nargs="+", metavar="ANSWERS")
     _common(k, "pan")
     k = kinds.add_parser("clef-qa", help=KIND_HELP["clef-qa"])
@@ -109,6 +114,12 @@ def register(sub):
     k.add_argument("--set-name", default="adjudicated",
                    help="judgment set name of the judged runs (default adjudicated)")
     k.add_argument("--list-key", default=None, help="list answer key (for judged list runs)")
+    k.add_argument("--nuggets", default=None,
+                   help="definition nugget list (TREC 2003, e.g. trec12answers_definition)")
+    k.add_argument("--definition", nargs="*", default=[],
+                   help="judged definition runs, part one (TREC 2003)")
+    k.add_argument("--definition-nuggets", nargs="*", default=[],
+                   help="judged definition runs, part two (paired with part one by run tag)")
     k.add_argument("--patterns", default=None,
                    help="answer patterns: add the 'automatic' judgment set (autojudge)")
     k.add_argument("runs", nargs="+", metavar="JUDGED_RUN")
@@ -116,7 +127,7 @@ def register(sub):
                    help="single answer per question (default) or ranked answers "
                         "`qid tag rank docid judgment answer` (TREC 8-10)")
     _beta_rank(k)
-    _skip(k, ("list",))
+    _skip(k, ("list", "definition"))
     _common(k, "trec-factoid")
     k = kinds.add_parser("trec-series", help=KIND_HELP["trec-series"])
     k.add_argument("--questions", required=True)
@@ -163,10 +174,16 @@ def campaign_config(args) -> dict:
     elif kind == "clef-qa":
         c.update(questions=one(args.questions), runs=many(args.runs))
     elif kind == "trec-factoid":
-        c.update(questions=many(args.questions), judgment_sets={args.set_name: many(args.runs)},
+        judged = many(args.runs)
+        if args.definition or args.definition_nuggets:
+            judged = {"factoid": judged, **{part: many(getattr(args, part)) for part in
+                                            ("definition", "definition_nuggets")
+                                            if getattr(args, part)}}
+        c.update(questions=many(args.questions), judgment_sets={args.set_name: judged},
                  primary=args.set_name)
-        if args.list_key:
-            c["list_key"] = one(args.list_key)
+        for key in ("list_key", "nuggets"):
+            if getattr(args, key):
+                c[key] = one(getattr(args, key))
         if args.patterns:
             c.update(patterns=one(args.patterns), autojudge=True)
     else:
@@ -181,8 +198,8 @@ def campaign_config(args) -> dict:
             c["autojudge"] = True
     # options left unset keep the preset's or the kind's default
     for key in ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
-                "test_std_ddof", "baseline_seed", "edition", "beta", "max_rank", "other_score",
-                "run_format"):
+                "test_std_ddof", "baseline_seed", "edition", "pan_evaluator", "beta", "max_rank",
+                "other_score", "run_format"):
         if getattr(args, key, None) is not None:
             c[key] = getattr(args, key)
     if getattr(args, "judgment_code", None):

@@ -36,7 +36,7 @@ SERIES_WEIGHTS: dict[int, dict[str, float]] = {
 }
 
 FILE_KEYS = {
-    "trec-factoid": ("questions", "list_key", "patterns"),
+    "trec-factoid": ("questions", "nuggets", "list_key", "patterns"),
     "trec-series": ("questions", "nuggets", "pyramid", "list_key", "patterns_factoid",
                     "patterns_list"),
     "qa4mre": ("gold", "runs"),
@@ -45,8 +45,12 @@ FILE_KEYS = {
     "score-matrix": ("matrix",),
 }
 SERIES_PARTS = ("factoid", "list", "other", "other_nuggets")
+#: parts of a trec-factoid judgment set given as a mapping (TREC 2003: judged
+#: definition runs in two parts, like the Other runs of the series); a list of
+#: files is the same as {factoid: files}
+FACTOID_PARTS = ("factoid", "list", "definition", "definition_nuggets")
 
-SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list",),
+SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list", "definition"),
                                          "trec-series": ("factoid", "list", "other")}
 """Question types whose measures a campaign may skip explicitly (``skip:``)
 when the files they need are not given."""
@@ -60,7 +64,7 @@ SCORING_KEYS: dict[str, tuple[str, ...]] = {
     "trec-factoid": ("beta", "max_rank"),
     "trec-series": ("other_score", "beta", "max_rank"),
     "qa4mre": ("pass_rule", "test_std_ddof"),
-    "pan": ("edition",),
+    "pan": ("edition", "pan_evaluator"),
 }
 """Campaign keys that only the scoring reads (checked here, passed on in ``options``)."""
 
@@ -156,11 +160,14 @@ def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict
     files["judgment_sets"] = {}
     for set_name, spec in js.items():
         key = f"{prefix}.judgment_sets.{set_name}"
-        if kind == "trec-factoid":
-            files["judgment_sets"][set_name] = expand_files(spec, base_dir, key)
+        if kind == "trec-factoid" and not isinstance(spec, dict):
+            files["judgment_sets"][set_name] = {"factoid": expand_files(spec, base_dir, key)}
             continue
-        if not isinstance(spec, dict) or not set(spec) <= set(SERIES_PARTS) or not spec:
-            raise ConfigError(key, "must map factoid/list/other/other_nuggets to files",
+        parts = FACTOID_PARTS if kind == "trec-factoid" else SERIES_PARTS
+        if not isinstance(spec, dict) or not set(spec) <= set(parts) or not spec:
+            raise ConfigError(key, f"must map {'/'.join(parts)} to files",
+                              "e.g. {factoid: j/*.factoid, definition: j/*.def, "
+                              "definition_nuggets: j/*.defnug}" if kind == "trec-factoid" else
                               "e.g. {factoid: j/*.factoid, other: j/*.other}")
         files["judgment_sets"][set_name] = {
             part: expand_files(sub, base_dir, f"{key}.{part}") for part, sub in spec.items()}
@@ -189,8 +196,9 @@ def _skip(kind: str, prefix: str, campaign: dict) -> list[str]:
 
 
 def _judgment_codes(prefix: str, codes: Any) -> dict[str, str]:
-    """Extra raw judgment codes -> canonical R W U X L (e.g. NIST's code for a
-    locally correct answer in 2006-2007, believed to be 4: ``{"4": L}``)."""
+    """Extra raw judgment codes -> canonical R W U X L (e.g. ``{"4": L}`` when a
+    campaign's files mark locally correct answers with 4; no source at hand
+    confirms which code NIST's 2006-2007 files use, so no preset sets one)."""
     from ..tables import JUDGMENT_CODES
 
     ok = isinstance(codes, dict) and all(

@@ -16,7 +16,8 @@ from .. import tables
 from ..errors import InputError
 from ..readers._text import data_lines, end_of_file
 
-PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER"}
+PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER",
+               "definition": "DEFINITION"}
 """Judged-run part -> the question type its lines must answer."""
 
 
@@ -74,8 +75,8 @@ def line_of(path: str, qid: str, field: int = 0, tab: bool = False, nth: int = 1
 def line_of_item(path: str, part: str, qid: str, item: int) -> int | None:
     """The line of response (qid, item) in a judged TREC run file of ``part``:
     the item-th line of the question (factoid, list) or the line numbering
-    the item (Other part one)."""
-    if part != "other":
+    the item (Other and definition part one)."""
+    if part not in ("other", "definition"):
         return line_of(path, qid, nth=item)
     for no, line in data_lines(path):
         parts = line.split()

@@ -9,8 +9,8 @@ ranking is labelled ``<measure>@<judgment_set>`` (e.g. ``cws@assessor1``); run
 scores are the ``runs.parquet`` rows with ``scope == "all"``.
 
 - :func:`kendall_frame` (ranking_a, ranking_b, n_runs, tau, variant,
-  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_a``
-  (default) and ``tau_b``), rows in this order:
+  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_b``
+  (default, label-free), ``tau_a`` and ``tau_a_by_name``), rows in this order:
   1. for each measure (in the given order), every pair of judgment sets, the
      primary set first (so the first rows are primary vs each other set, as in
      Voorhees 2003 Table 3), then the other sets in campaign order;
@@ -73,7 +73,7 @@ BOXPLOT_SCHEMA = {"unit": pl.Utf8, "n": pl.Int64, "min": pl.Float64, "q1": pl.Fl
 EQUIVALENCE_SCHEMA = {"run": pl.Utf8, "score": pl.Float64, "group": pl.Int64,
                       "required_difference": pl.Float64}
 #: per-question measure of each question type for the median-zero shares
-QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f"}
+QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f", "DEFINITION": "other_f"}
 DEFAULT_QTYPE_MEASURE = "accuracy"
 THRESHOLDS = (0.0, 0.01, 0.02, 0.05, 0.07)
 

@@ -39,7 +39,8 @@ from ..measures import pan
 
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
 #: question-level measures that :func:`from_outcomes` builds, with their aggregator
-OUTCOME_MEASURES = {"accuracy": "mean", "utility": "mean", "c_at_1": "c_at_1", "cws": "cws"}
+OUTCOME_MEASURES = {"accuracy": "mean", "qa4mre_accuracy": "mean", "utility": "mean",
+                    "c_at_1": "c_at_1", "cws": "cws"}
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 BASELINE_PREFIX = "baseline:"
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)
@@ -60,6 +61,7 @@ class ScoreMatrix:
     measure: str = ""
     truth: np.ndarray | None = None
     edition: str | None = None
+    evaluator: str | None = None
 
     def __post_init__(self) -> None:
         shape = (len(self.units), len(self.runs))
@@ -89,6 +91,7 @@ class ScoreMatrix:
                              "(0.5 = no answer)")
         edition = pan.check_measure(self.measure, self.edition)
         object.__setattr__(self, "edition", edition)
+        object.__setattr__(self, "evaluator", pan.check_evaluator(self.evaluator, edition))
 
     @property
     def n_units(self) -> int:
@@ -140,7 +143,8 @@ class ScoreMatrix:
         for k0 in range(0, lead, step):
             rows = slice(k0, min(lead, k0 + step))
             got = {k: gather(a, rows) for k, a in self._pan_cells.items()}
-            parts.append(pan.from_cells((self.measure,), self.edition, **got)[self.measure])
+            parts.append(pan.from_cells((self.measure,), self.edition, **got,
+                                        evaluator=self.evaluator)[self.measure])
         return np.concatenate(parts, axis=0) if parts else np.empty((0,))
 
     def subset_scores(self, idx: np.ndarray) -> np.ndarray:

@@ -29,8 +29,10 @@ class Context:
         return pl.DataFrame({"run": self.runs}, schema={"run": pl.String})
 
     def skipped(self, component: str) -> bool:
-        """True when the config skips a component (``skip: [list]``)."""
-        return component in self.opts["skip"]
+        """True when the config skips a component (``skip: [list]``); the nugget
+        component ``other`` is skipped by ``skip: [definition]`` too (TREC 2003)."""
+        skip = self.opts["skip"]
+        return component in skip or (component == "other" and "definition" in skip)
 
 
 def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:

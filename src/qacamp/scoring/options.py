@@ -32,7 +32,7 @@ DEFAULT_SET = {"qa4mre": "gold", "pan": "gold", "clef-qa": "official",
                "score-matrix": "matrix"}
 OTHER_SCORES = ("nugget", "pyramid")
 PASS_RULES = ("at_least", "more_than")
-COMPONENTS = ("factoid", "list", "other")
+COMPONENTS = ("factoid", "list", "other", "definition")
 #: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
 MAX_RANK = 5
 
@@ -88,6 +88,13 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
         except UsageError as exc:
             raise ConfigError("edition", str(exc), f"use one of {', '.join(pan.EDITIONS)}"
                               ) from None
+        try:
+            opts["pan_evaluator"] = pan.check_evaluator(opts.get("pan_evaluator"),
+                                                        opts["edition"])
+        except UsageError as exc:
+            raise ConfigError("pan_evaluator", str(exc),
+                              "published (the evaluator before its 2021-05-28 F0.5u fix, as "
+                              "PAN 2020's table) or current") from None
     return opts
 
 

@@ -1,5 +1,13 @@
 """The swap method's error-rate curves (Voorhees 2003 Figure 2; Voorhees 2005
-Figure 4).
+Figure 4), and in the observed mode the reading of the c@1 paper's Table 2.
+
+In the observed mode (the required difference read from the swap rates at
+one subset size ``c``, no extrapolation) the figure is the error rate against
+the score difference at that ``c``: one point per difference bin (swaps /
+comparisons at ``c``), the error-level line, and the deciding bin (the first
+bin at or under the level, whose lower edge is the required difference)
+marked.  It is :func:`observed_swap_figure`; :func:`swap_curves_figure`
+draws it whenever the summary's mode is ``observed``.
 
 One colour per difference bin: the observed error rates (points), the fitted
 curve (solid over the observed sizes, dashed where extrapolated to the full
@@ -103,6 +111,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     footnote from :func:`swap_footnote`."""
     from ...reliability.curves import model_error
 
+    if _summary_row(summary).get("mode") == "observed":
+        return observed_swap_figure(counts, fits, measure, level, unit, summary)
     fits = fits.sort("bin")
     bins = list(bins) if bins is not None else bins_shown(fits, summary)
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
@@ -162,5 +172,78 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     return fig
 
 
-__all__ = ["swap_curves_figure", "swap_footnote", "swap_title", "bins_shown", "bin_label",
-           "DEFAULT_BINS"]
+def observed_points(counts: pl.DataFrame, fits: pl.DataFrame, size: int) -> pl.DataFrame:
+    """The observed swap rate of every bin with comparisons at subset size
+    ``size``: ``bin, lo, hi, swaps, comparisons, error_rate`` (bin edges from
+    the fits; bins in order)."""
+    edges = fits.select("bin", "lo", "hi") if {"lo", "hi"} <= set(fits.columns) else None
+    at = (counts.filter((pl.col("size") == size) & (pl.col("comparisons") > 0))
+          .group_by("bin").agg(pl.col("swaps").sum(), pl.col("comparisons").sum()))
+    if edges is not None:
+        at = at.join(edges, on="bin", how="left")
+    else:
+        at = at.with_columns((pl.col("bin") * 0.01).alias("lo"), pl.lit(None, pl.Float64)
+                             .alias("hi"))
+    return (at.with_columns((pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+            .select("bin", "lo", "hi", "swaps", "comparisons", "error_rate").sort("bin"))
+
+
+def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
+                         level: float = 0.05, unit: str = "question",
+                         summary: pl.DataFrame | None = None):
+    """The observed mode's reading (the c@1 paper's Table 2): the swap error rate
+    of each score-difference bin at the subset size ``c`` of the summary's
+    ``observed_at`` (x: the bin's lower edge; the open last bin ``d >= 0.20``),
+    the ``level`` line, and the deciding bin marked (the summary's
+    ``required_bin``; its lower edge is the required difference)."""
+    row = _summary_row(summary)
+    size = int(row.get("observed_at") or counts["size"].max())
+    pts = observed_points(counts, fits, size)
+    units = plural(unit)
+    with style():
+        fig, ax = new_figure(8.6, 4.6)
+        x, y = pts["lo"].to_numpy(), pts["error_rate"].to_numpy()
+        ax.plot(x, y, "-o", color="0.35", ms=4, lw=1, label="swap rate\n(swaps / comparisons)")
+        ax.axhline(level, color=LEVEL_COLOR, lw=1, ls=":", label=f"{level:.0%} error level")
+        req = row.get("required_bin")
+        hit = pts.filter(pl.col("bin") == req) if req is not None else pts.head(0)
+        if hit.height:
+            lo, err = float(hit["lo"][0]), float(hit["error_rate"][0])
+            ax.plot([lo], [err], "o", ms=9, mfc="none", mec=LEVEL_COLOR, mew=1.8,
+                    label=f"{bin_label(lo, hit['hi'][0])} (decides)")
+            ax.axvline(lo, color=LEVEL_COLOR, lw=0.8, ls="--")
+            ax.annotate(f"decides: d \u2265 {lo:.2f} (error {err:.1%})", (lo, err),
+                        xytext=(6, 12), textcoords="offset points", color=LEVEL_COLOR,
+                        fontsize=8)
+        ax.set_xlabel("Score difference d (lower edge of its bin; last bin open)")
+        ax.set_ylabel(f"Error rate at c = {size} {units}")
+        ax.set_xlim(-0.005, max(float(x.max()) if len(x) else 0.2, 0.2) + 0.01)
+        ax.set_ylim(0, None)
+        ax.set_title(f"Swap method, {label(measure)}: error rate by score difference d\n"
+                     f"at c = {size} {units}: " + _observed_headline(row, level), fontsize=9.5)
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True)
+        footnote(fig, observed_footnote(row, size, units), width=150)
+    return fig
+
+
+def _observed_headline(row: dict, level: float) -> str:
+    req = row.get("required_difference")
+    if req is None or (isinstance(req, float) and math.isnan(req)):
+        return f"no difference bin reaches \u2264 {level:.0%} error"
+    return f"d \u2265 {req:.2f} needed for \u2264 {level:.0%} error"
+
+
+def observed_footnote(row: dict, size: int, units: str, warning: bool = True) -> str:
+    """What the observed-mode figure shows and how it was read."""
+    text = (f"Points: the swap rate of each score-difference bin (the last one open) over "
+            f"the comparisons at c = {size} {units}, as the c@1 paper's Table 2 reads them; "
+            "bins without comparisons are left out.  Mode observed: the "
+            "required difference is the lower edge of the first bin at or under the error "
+            "level (no extrapolation, no fitted curve).")
+    if warning and row.get("warning"):
+        text += f" Weak evidence: {row['warning']}."
+    return text
+
+
+__all__ = ["swap_curves_figure", "observed_swap_figure", "observed_points", "observed_footnote",
+           "swap_footnote", "swap_title", "bins_shown", "bin_label", "DEFAULT_BINS"]

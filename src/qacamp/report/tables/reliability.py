@@ -113,9 +113,13 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
 
 
 def _variant_text(variant: str) -> str:
-    return {"tau_a": "tau_a: the minimum number of adjacent swaps between the two rankings, "
-                     "normalised to [-1, 1] (Voorhees 2003), ties broken by run name",
-            "tau_b": "tau_b: ties not broken"}.get(variant, variant)
+    return {"tau_a": "tau_a: (concordant - discordant pairs) / pairs, a pair tied in either "
+                     "ranking counting 0 (the adjacent-swap distance of Voorhees 2003, averaged "
+                     "over random orders of the tied runs; independent of run names)",
+            "tau_b": "tau_b: tied pairs left out of the denominator, as scipy (identical "
+                     "rankings correlate 1; independent of run names)",
+            "tau_a_by_name": "tau_a_by_name: the adjacent-swap distance (Voorhees 2003) with "
+                             "tied runs ordered by run name"}.get(variant, variant)
 
 
 #: What a pair of rankings ``measure@set`` compares, and the source that

@@ -211,7 +211,8 @@ def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parque
 
 #: trec-series: the measure of each question type's component (Voorhees 2005:
 #: factoid accuracy, list F, Other F).
-SERIES_TYPE_MEASURES = {"FACTOID": "accuracy", "LIST": "list_f", "OTHER": "other_f"}
+SERIES_TYPE_MEASURES = {"FACTOID": "accuracy", "LIST": "list_f", "OTHER": "other_f",
+                        "DEFINITION": "other_f"}
 #: The measure broken down per unit, per campaign kind.
 BREAKDOWN_MEASURES = {"trec-factoid": "accuracy", "trec-series": "series_score",
                       "qa4mre": "c_at_1", "clef-qa": "c_at_1", "pan": "c_at_1"}
