@@ -34,7 +34,7 @@ from ._xml import describe, parse_xml
 QTYPES = ("FACTOID", "LIST", "OTHER")
 
 _TAG = re.compile(r"<(/?)top>", re.I)
-_NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
+_NUM = re.compile(r"<num>[ \t]*(?:Number:)?[ \t]*([^\s<]*)", re.I)  # within its line
 _DESC = re.compile(r"<desc>\s*(?:Description:)?(.*)", re.S | re.I)
 
 
@@ -91,6 +91,10 @@ def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
         raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
                          "give every <top> block a `<num> Number: N` line")
     qid = num.group(1)
+    if not qid:
+        raise InputError(path, f"line {line + body.count(chr(10), 0, num.start())}",
+                         "the <num> line gives no question number",
+                         "write the number on the <num> line: `<num> Number: N`")
     desc = _DESC.search(body)
     if desc is None or not norm_space(desc.group(1)):
         raise InputError(path, f"line {line} (<top> of question {qid})",
