@@ -18,8 +18,12 @@ and the kernel drops it the moment that process dies, however it dies).
 * then Snakemake replaces this process; ``rerun-incomplete`` in the profile
   reruns the jobs the killed run left unfinished.
 
+Before all this, every ``--configfile`` is read with qacamp's strict reader
+(:func:`qacamp.configfile.read_config_file`): a config file Snakemake could
+not read (UTF-16) or would misread (a key given twice) is one line, exit 1.
+
 Runs started with plain ``snakemake`` do not take the flock: do not mix the two
-in one folder.  Standard library only.
+in one folder.  Standard library only, besides that check.
 """
 
 from __future__ import annotations
@@ -47,7 +51,44 @@ def stale_snakemake_lock() -> bool:
     return locks.is_dir() and any(locks.iterdir())
 
 
+def config_files(args: list[str]) -> list[str]:
+    """The values of ``--configfile``/``--configfiles`` (each takes one or more)."""
+    out, taking = [], False
+    for word in args:
+        if word in ("--configfile", "--configfiles"):
+            taking = True
+        elif word.startswith("--configfile=") or word.startswith("--configfiles="):
+            out.append(word.split("=", 1)[1])
+            taking = False
+        elif word.startswith("-"):
+            taking = False
+        elif taking:
+            out.append(word)
+    return out
+
+
+def check_config_files(args: list[str]) -> str | None:
+    """Read every config file with qacamp's strict reader before Snakemake
+    does: Snakemake's own loader would print a traceback for a UTF-16 file and
+    keep the last of two equal keys (qacamp.configfile).  The error, or None."""
+    try:
+        from qacamp.configfile import read_config_file
+        from qacamp.errors import QacampError
+    except ImportError:  # qacamp not installed here: the workflow checks again
+        return None
+    for path in config_files(args):
+        try:
+            read_config_file(path)
+        except QacampError as exc:
+            return str(exc)
+    return None
+
+
 def main(args: list[str]) -> int:
+    problem = check_config_files(args)
+    if problem is not None:
+        print(f"qacamp: {problem}", file=sys.stderr)
+        return 1
     STATE.mkdir(exist_ok=True)
     fd = os.open(FLOCK, os.O_RDWR | os.O_CREAT, 0o644)
     cmd = [snakemake_executable(), "-s", str(SNAKEFILE), *args]

@@ -11,8 +11,15 @@ import re
 import shlex
 import sys
 
-from qacamp.config import bootstrap_measures, raw_files, reliability_plan, validate_config
-from qacamp.errors import ConfigError
+from qacamp.config import (
+    bootstrap_measures,
+    configured,
+    raw_files,
+    reliability_plan,
+    validate_config,
+)
+from qacamp.configfile import read_config_file
+from qacamp.errors import ConfigError, InputError
 from qacamp.io import write_text
 
 
@@ -32,6 +39,10 @@ def _stop(exc):
 
 
 try:
+    # Snakemake has loaded the --configfile itself, keeping the last of two equal
+    # keys silently: read each file again strictly (qacamp.configfile)
+    for _path in workflow.configfiles:
+        read_config_file(_path)
     validate_config(config, os.path.join(workflow.basedir, "workflow", "schemas",
                                          "config.schema.yaml"))
     for _name, _campaign in config["campaigns"].items():
@@ -39,7 +50,7 @@ try:
             raw_files(_campaign)
         except ConfigError as exc:
             raise ConfigError(f"campaigns.{_name}.{exc.key}", exc.problem, exc.fix) from None
-except ConfigError as exc:
+except (ConfigError, InputError) as exc:
     _stop(exc)
 
 OUT = os.path.normpath(config["outdir"])
@@ -92,6 +103,28 @@ def campaign_cfg(name):
 
 def plan(name):
     return reliability_plan(campaign_cfg(name), config)
+
+
+# Snakemake reads `{name}` in a file path as a wildcard and `<name>` as a path
+# variable, with no escape: a raw file whose path holds either is not given to
+# Snakemake as an input (it would stop the DAG), but as a params value of its
+# size and modification time, so a change to it still reruns the ingest.
+SNAKEMAKE_SYNTAX = re.compile(r"[{}<>]")
+
+
+def raw_inputs(name):
+    """The campaign's raw files that Snakemake can take as input files."""
+    return [p for p in raw_files(campaign_cfg(name)) if not SNAKEMAKE_SYNTAX.search(p)]
+
+
+def raw_stamp(wildcards):
+    """``path size mtime_ns`` of the other raw files (a params value)."""
+    stamps = []
+    for p in raw_files(campaign_cfg(wildcards.campaign)):
+        if SNAKEMAKE_SYNTAX.search(p):
+            st = os.stat(p)
+            stamps.append(f"{p} {st.st_size} {st.st_mtime_ns}")
+    return "\n".join(stamps)
 
 
 def config_file_content(wildcards):
@@ -159,11 +192,19 @@ def config_prefix(wc):
     return f"campaigns.{wc.campaign}.reliability"
 
 
+def fit_flag(wc, section, key):
+    """``--fit-to-collection`` for a size the campaign did not configure: the
+    kind's default shrinks to a small collection instead of failing."""
+    c = campaign_cfg(wc.campaign)
+    return [] if configured(c, config, section, key) else ["--fit-to-collection"]
+
+
 def swap_argv(wc):
     s = plan(wc.campaign)["swap"]
     return argv(
         "--sizes", s["sizes"], "--trials", s["trials"], "--bin-width", s["bin_width"],
         "--bins", s["bins"], "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
+        *fit_flag(wc, "swap", "sizes"),
     )
 
 
@@ -186,6 +227,7 @@ def stability_argv(wc):
     return argv(
         "--size", s["size"], "--trials", s["trials"], "--fuzz", s["fuzz"],
         "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
+        *fit_flag(wc, "stability", "size"),
     )
 
 

@@ -17,21 +17,24 @@ moving the matrix file does not change the trials.
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import sys
 from pathlib import Path
 
 import polars as pl
 
+from ..bounds import MAX_BINS, check_memory, check_option
 from ..errors import ConfigError, InputError, UsageError
+from ..ingest import read_resolved
 from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
-from ..reliability import curves, extras, fits, ranking, swap
+from ..reliability import curves, extras, fits, ranking, shards, swap
 from ..reliability.builders import from_scores_dir, read_matrix_file
 from ..reliability.matrix import normalise_measure
-from ..reliability.seeds import parse_grid, parse_shard, parse_size, parse_sizes
+from ..reliability.seeds import fit_sizes, parse_grid, parse_shard, parse_size, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
+from ..reliability.stability import memory_bytes as stability_memory
 from ..reliability.stability import (
     merge_stability_counts,
     stability_counts,
@@ -53,6 +56,13 @@ def _config_prefix(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config-prefix", default=None, metavar="KEY",
                    help="config key the settings come from (the workflow passes "
                         "campaigns.<name>.reliability): errors about sizes name it")
+
+
+def _fit_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fit-to-collection", action="store_true",
+                   help="the sizes are a default the campaign did not configure (the "
+                        "workflow passes it then): a collection too small for them gets "
+                        "sizes 1..half instead of an error, with a warning")
 
 
 def _add_input(p: argparse.ArgumentParser) -> None:
@@ -93,44 +103,124 @@ def _seed_name(args, m) -> str:
 def _config_sizes(args, key: str, parse):
     """Sizes parsed and checked against the collection; with ``--config-prefix``
     (the workflow) an impossible size is a ConfigError naming the config key."""
-    try:
+    with _config_key(args, key, "lower the size, or write 'half' for the largest size the "
+                     "collection allows"):
         return parse()
+
+
+@contextlib.contextmanager
+def _config_key(args, key: str, fix: str = "see the key's description in "
+                "workflow/schemas/config.schema.yaml"):
+    """With ``--config-prefix`` (the workflow), a usage error about an option is
+    a ConfigError naming the config key it came from."""
+    try:
+        yield
     except UsageError as exc:
         if not args.config_prefix:
             raise
-        raise ConfigError(f"{args.config_prefix}.{key}", str(exc),
-                          "lower the size, or write 'half' for the largest size the "
-                          "collection allows") from None
+        raise ConfigError(f"{args.config_prefix}.{key}", str(exc), fix) from None
+
+
+def _shard_trials(trials: int, i: int, n: int) -> int:
+    """How many of ``trials`` trials shard ``i`` of ``n`` runs (seeds.shard_trials)."""
+    return (trials * (i + 1)) // n - (trials * i) // n
+
+
+def _check_common(args, section: str) -> None:
+    """The seed, and the trials (or samples) of ``section``, as numbers."""
+    check_option("--seed", args.seed, lo=0, integer=True)
+    trials = getattr(args, "trials", None)
+    if trials is not None:
+        with _config_key(args, f"{section}.trials"):
+            check_option("--trials", trials, lo=1, integer=True)
+
+
+def _sizes(args, m, spec: str, subsets: int, key: str) -> list[int]:
+    """The sizes of ``spec``; with ``--fit-to-collection`` (the kind's default
+    sizes) those the collection holds, with a warning when they had to shrink."""
+    if args.fit_to_collection:
+        with _config_key(args, key):
+            sizes, note = fit_sizes(spec, m.n_units, subsets)
+        if note:
+            where = f"{args.config_prefix}.{key}" if args.config_prefix else key
+            _warn(args.analysis, [f"{note} (set {where} to choose them)"])
+        return sizes
+    if subsets == 1:
+        return _config_sizes(args, key, lambda: check_sizes(
+            [parse_size(spec, m.n_units)], m.n_units, subsets=1))
+    return _config_sizes(args, key, lambda: check_sizes(parse_sizes(spec, m.n_units),
+                                                        m.n_units))
+
+
+def _too_big(what: str) -> str:
+    return f"use fewer {what}, or more shards (--shard I/N) so that each job holds less"
 
 
 def _run_swap(args) -> int:
+    _check_common(args, "swap")
+    with _config_key(args, "swap.bin_width"):
+        check_option("--bin-width", args.bin_width, lo=0, lo_open=True)
+    with _config_key(args, "swap.bins"):
+        check_option("--bins", args.bins, lo=2, hi=MAX_BINS, integer=True)
     m = _load(args)
     i, n = parse_shard(args.shard)
-    sizes = _config_sizes(args, "swap.sizes",
-                          lambda: check_sizes(parse_sizes(args.sizes, m.n_units), m.n_units))
+    sizes = _sizes(args, m, args.sizes, 2, "swap.sizes")
+    with _config_key(args, "swap.trials"):
+        check_memory(f"--trials {args.trials} (shard {i}/{n}: {_shard_trials(args.trials, i, n)}"
+                     f" trials of {len(sizes)} sizes, {m.n_runs} runs, {args.bins} bins)",
+                     swap.memory_bytes(m.n_runs, sizes, _shard_trials(args.trials, i, n),
+                                       args.bins, args.pairing), _too_big("trials"))
     bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
     df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
                           args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
+    if args.shard:
+        df = shards.tag(df, i, n, args.seed, shards.settings_text(
+            "swap", m, measure=_seed_name(args, m), sizes=sizes, trials=args.trials,
+            bin_width=args.bin_width, bins=args.bins, pairing=args.pairing))
     write_parquet(df, args.out)
     return 0
 
 
 def _run_stability(args) -> int:
+    _check_common(args, "stability")
+    with _config_key(args, "stability.fuzz"):
+        fuzz = parse_grid(args.fuzz)
     m = _load(args)
     i, n = parse_shard(args.shard)
-    size = _config_sizes(args, "stability.size", lambda: check_sizes(
-        [parse_size(args.size, m.n_units)], m.n_units, subsets=1)[0])
-    counts = stability_counts(m, size, args.trials, args.seed, parse_grid(args.fuzz),
+    size = _sizes(args, m, args.size, 1, "stability.size")[0]
+    t = _shard_trials(args.trials, i, n)
+    with _config_key(args, "stability.trials"):
+        check_memory(f"--trials {args.trials} (shard {i}/{n}: {t} trials of size {size}, "
+                     f"{m.n_runs} runs, {len(fuzz)} fuzziness values)",
+                     stability_memory(m.n_runs, size, t, len(fuzz), args.pairing),
+                     _too_big("trials or fuzziness values"))
+    counts = stability_counts(m, size, args.trials, args.seed, fuzz,
                               _seed_name(args, m), args.pairing, i, n)
+    if args.shard:
+        counts = shards.tag(counts, i, n, args.seed, shards.settings_text(
+            "stability", m, measure=_seed_name(args, m), size=size, trials=args.trials,
+            fuzz=fuzz, pairing=args.pairing))
     out = counts if args.shard or args.counts else summarize_stability(counts)
     write_parquet(out, args.out)
     return 0
 
 
 def _run_bootstrap(args) -> int:
+    check_option("--seed", args.seed, lo=0, integer=True)
+    check_option("--samples", args.samples, lo=1, integer=True)
+    check_option("--alpha", args.alpha, lo=0, hi=1, lo_open=True, hi_open=True)
     m = _load(args)
     i, n = parse_shard(args.shard)
+    t = _shard_trials(args.samples, i, n)
+    check_memory(f"--samples {args.samples} (shard {i}/{n}: {t} samples, {m.n_runs} runs, "
+                 f"{m.n_units} units, alpha {args.alpha:g})",
+                 bs.memory_bytes(m.n_runs, m.n_units, t, args.samples, args.alpha),
+                 _too_big("samples"))
     counts = bs.bootstrap_counts(m, args.samples, args.seed, args.alpha, _seed_name(args, m), i, n)
+    if args.shard:
+        counts = shards.tag(counts, i, n, args.seed, shards.settings_text(
+            "bootstrap", m, measure=_seed_name(args, m), samples=args.samples,
+            alpha=args.alpha))
     if args.shard or args.counts:
         write_parquet(counts, args.out)
     else:
@@ -160,8 +250,10 @@ def _run_merge(args) -> int:
     for path, frame in zip(args.inputs, frames, strict=True):
         missing = [c for c in need if c not in frame.columns]
         if missing:
-            raise InputError(path, None, f"not a {args.kind} shard file (lacks {missing})",
+            raise InputError(path, f"column {missing[0]}", f"not a {args.kind} shard file "
+                             f"(lacks {missing})",
                              f"pass files written by `reliability {args.kind} --shard I/N`")
+    frames = shards.check_shards(args.kind, args.inputs, frames)
     if args.kind == "swap":
         out = swap.merge_swap(frames)
     elif args.kind == "stability":
@@ -187,13 +279,31 @@ def _fit_settings(args) -> fits.FitSettings:
                             min_runs=args.min_runs, min_comparisons=args.min_comparisons)
 
 
+def _check_fit_options(args) -> None:
+    check_option("--level", args.level, lo=0, hi=1, lo_open=True, hi_open=True)
+    check_option("--bin-width", args.bin_width, lo=0, lo_open=True)
+    check_option("--min-fit-size", args.min_fit_size, lo=1, integer=True)
+    check_option("--min-runs", args.min_runs, lo=2, integer=True)
+    check_option("--min-comparisons", args.min_comparisons, lo=1,
+                 integer=True)
+    for option, value in (("--full-size", args.full_size), ("--observed-at", args.observed_at)):
+        if value is not None:
+            check_option(option, value, lo=1, integer=True)
+
+
 def _run_fit(args) -> int:
+    _check_fit_options(args)
     settings = _fit_settings(args)
     counts = _read_all([args.counts])[0]
     m = _load(args) if (args.matrix or args.scores) else None
     full = args.full_size or (m.n_units if m is not None else None)
     if not full:
         raise UsageError("give --full-size or the matrix (--matrix/--scores)")
+    largest = counts["size"].max() if "size" in counts.columns and counts.height else None
+    if isinstance(largest, int) and full < 2 * largest:
+        raise UsageError(f"--full-size {full}: the counts hold subsets of size {largest}, and "
+                         f"two disjoint subsets of that size need {2 * largest} units; give the "
+                         "size of the whole collection the counts were drawn from")
     fit_df, summary = fits.fit_swap(counts, full, settings, m,
                                     args.measure or (m.measure if m else ""))
     print(f"qacamp reliability fit: {fits.describe(summary)}", file=sys.stderr)
@@ -249,7 +359,7 @@ def _run_extras(args) -> int:
     cfg_path = ingest / "campaign.json"
     if not cfg_path.exists():
         raise InputError(cfg_path, None, "file not found", "run `qacamp ingest` first")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg = read_resolved(cfg_path)
     kind, primary = cfg.get("kind", ""), cfg.get("primary")
     if not primary:
         raise InputError(cfg_path, None, "no primary judgment set", "re-run `qacamp ingest`")
@@ -283,6 +393,7 @@ def register(sub) -> None:
                    help="a:b or a:b:step (inclusive) or a,b,c; b may be 'half' (the largest "
                         "size the collection allows), step 'auto' (about 25 sizes)")
     _config_prefix(s)
+    _fit_option(s)
     s.add_argument("--trials", type=int, default=50)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--bin-width", type=float, default=0.01)
@@ -297,6 +408,7 @@ def register(sub) -> None:
     s.add_argument("--size", required=True,
                    help="subset size: an integer or 'half' (half the collection)")
     _config_prefix(s)
+    _fit_option(s)
     s.add_argument("--trials", type=int, default=100)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--fuzz", default="0.01:0.10:0.01")

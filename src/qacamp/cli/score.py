@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from . import HELP
@@ -17,18 +16,14 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..errors import InputError
+    from ..ingest import read_resolved
     from ..io import read_parquet, write_scores
+    from ..report.formats import spreadsheet_safe
     from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
     from ..tables import SCHEMAS, conform, empty
 
     ingest = Path(args.ingest)
-    cfg_path = ingest / "campaign.json"
-    try:
-        campaign = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(cfg_path, None, f"cannot read the resolved campaign ({exc})",
-                         "run `qacamp ingest` first") from exc
+    campaign = read_resolved(ingest / "campaign.json")
     tables = {}
     for name in SCHEMAS:
         path = ingest / f"{name}.parquet"
@@ -40,5 +35,5 @@ def run(args) -> int:
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
     write_scores({name: result[name] for name in OUT_SCHEMAS},
-                 runs_wide(result["runs"], primary, kind), args.out)
+                 spreadsheet_safe(runs_wide(result["runs"], primary, kind)), args.out)
     return 0

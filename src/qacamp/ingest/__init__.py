@@ -103,6 +103,23 @@ def warning_lines(warnings: pl.DataFrame) -> list[str]:
     return out
 
 
+def read_resolved(path: str | Path) -> dict:
+    """The resolved campaign ``campaign.json`` that :func:`write_ingest` wrote:
+    a JSON object (with an ``options`` object), else an InputError naming it."""
+    from ..errors import InputError
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(path, None, f"cannot read the resolved campaign ({exc})",
+                         "run `qacamp ingest` first") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("options", {}), dict):
+        what = type(doc).__name__ if not isinstance(doc, dict) else "options that are not one"
+        raise InputError(path, "byte 0", f"the resolved campaign is not a JSON object (it "
+                         f"holds {what})", "run `qacamp ingest` again (it writes campaign.json)")
+    return doc
+
+
 # --------------------------------------------------------------------------- writing
 
 def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Path) -> None:
@@ -150,5 +167,5 @@ def _write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: Path) -
         raise
 
 
-__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines",
+__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
            "SERIES_WEIGHTS", "KINDS", "REQUIRED", "SKIPPABLE", "DEFAULT_MIN_COVERAGE"]

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..bounds import number_problem, range_text
 from ..config import expand_files, primary_judgment_set
 from ..errors import ConfigError
 from ..presets import apply_preset
@@ -85,9 +86,10 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         raise ConfigError(f"campaigns.{name}.kind", f"unknown or missing kind {kind!r}",
                           f"use one of {', '.join(KINDS)}")
     for key in REQUIRED[kind]:
-        if key not in campaign:
-            raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})",
-                              f"add the key '{key}'")
+        if campaign.get(key) is None:
+            raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})"
+                              if key not in campaign else f"is null (required for kind {kind})",
+                              f"give the key '{key}' its value")
     prefix = f"campaigns.{name}"
     files: dict[str, Any] = {}
     for key in FILE_KEYS[kind]:
@@ -119,9 +121,12 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         sets = [primary]
         if kind == "qa4mre":
             options = {"language": campaign.get("language", "EN"),
-                       "main_questions": campaign.get("main_questions", 15),
-                       "pass_threshold": campaign.get("pass_threshold", 0.5),
-                       "baseline_seed": campaign.get("baseline_seed", 1),
+                       "main_questions": _number(prefix, campaign, "main_questions", 15,
+                                                 lo=1, integer=True),
+                       "pass_threshold": _number(prefix, campaign, "pass_threshold", 0.5,
+                                                 lo=0, hi=1),
+                       "baseline_seed": _number(prefix, campaign, "baseline_seed", 1,
+                                                lo=0, integer=True),
                        "edition": campaign.get("edition")}
         elif kind == "score-matrix":
             options = {"measure": campaign.get("measure", "score")}
@@ -134,6 +139,16 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         if key in campaign:
             out[key] = campaign[key]
     return out
+
+
+def _number(prefix: str, campaign: dict, key: str, default: float, **bounds) -> Any:
+    """The campaign's number ``key`` (``default`` when absent), finite and in range."""
+    value = campaign.get(key, default)
+    problem = number_problem(value, **bounds)
+    if problem is not None:
+        raise ConfigError(f"{prefix}.{key}", problem,
+                          f"give {range_text(**bounds)} (default {default})")
+    return value
 
 
 def _scoring_options(kind: str, prefix: str, campaign: dict, options: dict) -> dict:

@@ -13,7 +13,7 @@ from .. import tables
 from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
 from ..readers._text import data_lines, end_of_file, iter_lines, read_bytes
-from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, word_place
+from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
 
 Where = dict[tuple[str, str, str], str]
 
@@ -67,12 +67,16 @@ def merge_questions(qframes: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
     return pl.concat(out)
 
 
-def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str,
+def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str | tuple[str, ...],
               what: str) -> None:
-    """Every question an answer key names is a ``want`` question of the set."""
-    bad = [q for q in key["qid"].unique(maintain_order=True).to_list() if qtypes.get(q) != want]
+    """Every question an answer key (or pattern file) names is a ``want``
+    question of the set (a key for unknown questions would be silently unused)."""
+    wanted = (want,) if isinstance(want, str) else want
+    bad = [q for q in key["qid"].unique(maintain_order=True).to_list()
+           if qtypes.get(q) not in wanted]
     if not bad:
         return
+    want = " or ".join(wanted)
     qid = bad[0]
     line = None
     for no, text in iter_lines(path):
@@ -85,6 +89,31 @@ def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str,
                      f"the {what} lists question {qid}, which is {found}",
                      f"give the {what} of the same year as the questions (it may only name "
                      f"{want} questions)")
+
+
+def _distinct_within_key(acc: Acc, where: Where, key_path: str, key: pl.DataFrame) -> None:
+    """No judged list run marks more right, distinct instances of a question
+    than the answer key holds: the key is NIST's final answer set, "compiled
+    from the union of the correct responses across all runs plus the instances
+    the assessor found" (Voorhees 2005), so D <= S and list recall <= 1."""
+    s = key.group_by("qid").agg(pl.len().alias("S"))
+    marked = (acc.table("judgments")
+              .filter((pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
+              .join(s, on="qid").sort("judgment_set", "run", "qid", "item")
+              .with_columns(pl.int_range(1, pl.len() + 1).over("judgment_set", "run", "qid")
+                            .alias("D")))
+    over = marked.filter(pl.col("D") > pl.col("S"))
+    if not over.height:
+        return
+    row = over.row(0, named=True)
+    path = where.get((row["judgment_set"], "list", row["run"]), key_path)
+    line = line_of_item(path, "list", row["qid"], row["item"]) if path != key_path else None
+    raise InputError(path, f"line {line}" if line else None,
+                     f"run '{row['run']}' marks more than {row['S']} right instances of question "
+                     f"{row['qid']} distinct, but the list answer key ({key_path}) holds "
+                     f"{row['S']}: list recall would exceed 1",
+                     "check the distinct flags (one per instance), or give the answer key "
+                     "that holds every instance judged right")
 
 
 # --------------------------------------------------------------------------- trec-factoid
@@ -139,9 +168,12 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
     if key is not None:
         lk = answer_keys.read_list_key(key)
         _key_qids(key, lk, qtypes, "LIST", "list answer key")
+        _distinct_within_key(acc, where, key, lk)
         acc.add("list_key", lk)
     for path in files.get("patterns", []):
-        acc.add("patterns", answer_keys.read_patterns(path))
+        pats = answer_keys.read_patterns(path)
+        _key_qids(path, pats, qtypes, ("FACTOID", "LIST"), "answer pattern file")
+        acc.add("patterns", pats)
     return where
 
 
@@ -272,10 +304,13 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
     if key is not None:
         lk = answer_keys.read_list_key(key)
         _key_qids(key, lk, qtypes, "LIST", "list answer key")
+        _distinct_within_key(acc, where, key, lk)
         acc.add("list_key", lk)
-    for name in ("patterns_factoid", "patterns_list"):
+    for name, want in (("patterns_factoid", "FACTOID"), ("patterns_list", "LIST")):
         for path in files.get(name, []):
-            acc.add("patterns", answer_keys.read_patterns(path))
+            pats = answer_keys.read_patterns(path)
+            _key_qids(path, pats, qtypes, want, f"{name.replace('_', ' ')} file")
+            acc.add("patterns", pats)
     return where
 
 

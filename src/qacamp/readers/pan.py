@@ -9,7 +9,9 @@ wrapped in a one-element list (``[0.7]``) is unwrapped.  value exactly 0.5 is
 unanswered; > 0.5 answers ``Y``, < 0.5 answers ``N`` (the value itself is kept as
 ``responses.score`` for AUC, Brier and the other PAN measures); an id missing from the
 answers is unanswered (no response row).  The run name is the answers file's
-parent folder name; judgment set ``gold``.  Blank lines are ignored.
+parent folder name; judgment set ``gold``.  Blank lines are ignored; JSON
+lines have no comments, so a line starting with ``#`` is refused (never
+skipped).
 
 JSON is read strictly: an object repeating a key (``{"id": 1, "id": 2}``) is
 an error (Python would silently keep the last value), as is a number Python
@@ -40,7 +42,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import data_lines, end_of_file
+from ._text import control_character, data_lines, end_of_file
 
 JUDGMENT_SET = "gold"
 
@@ -61,6 +63,9 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
 def _records(path: str | Path, fields: tuple[str, ...]):
     n = 0
     for no, line in data_lines(path, comments=False):
+        if line.lstrip().startswith("#"):
+            raise InputError(path, f"line {no}", "a line starting with '#': JSON lines have "
+                             "no comment lines", "remove the line (or write it as JSON)")
         try:
             rec = json.loads(line, object_pairs_hook=_no_duplicates)
         except _DuplicateKey as exc:
@@ -144,6 +149,10 @@ def _qid(path, no: int, rec: dict) -> str:
     if isinstance(qid, bool) or not isinstance(qid, str | int) or str(qid) == "":
         raise InputError(path, f"line {no}", f"id {qid!r} is not a string or integer",
                          "give every problem a string id")
+    bad = control_character(str(qid))
+    if bad is not None:
+        raise InputError(path, f"line {no}", f"id {_short(qid)} holds a {bad}, which would "
+                         "split the id in tab-separated output", "remove the character")
     return str(qid)
 
 

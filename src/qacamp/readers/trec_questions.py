@@ -39,7 +39,7 @@ QTYPES = ("FACTOID", "LIST", "OTHER")
 TOP_TYPES = {"factoid": "FACTOID", "list": "LIST", "definition": "DEFINITION"}
 
 _TAG = re.compile(r"<(/?)top>", re.I)
-_NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
+_NUM = re.compile(r"<num>[ \t]*(?:Number:)?[ \t]*([^\s<]*)", re.I)  # within its line
 _DESC = re.compile(r"<desc>\s*(?:Description:)?(.*)", re.S | re.I)
 _TYPE = re.compile(r"<type>[ \t]*(?:Type:)?[ \t]*([^\s<]*)[^\n]*", re.I)
 
@@ -97,6 +97,10 @@ def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
         raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
                          "give every <top> block a `<num> Number: N` line")
     qid = num.group(1)
+    if not qid:
+        raise InputError(path, f"line {line + body.count(chr(10), 0, num.start())}",
+                         "the <num> line gives no question number",
+                         "write the number on the <num> line: `<num> Number: N`")
     kind = _TYPE.search(body)
     if kind is not None:  # TREC 2003: the block says its type
         qtype = TOP_TYPES.get(kind.group(1).lower())

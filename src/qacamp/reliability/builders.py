@@ -228,14 +228,15 @@ def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question"
 
 
 def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
-    import json
 
     cfg_path = ingest / "campaign.json"
     if not cfg_path.exists():
         raise InputError(cfg_path, None, "file not found",
                          f"the PAN measure {measure!r} is recomputed from the ingested scores: "
                          "run `qacamp ingest` first (scores/ and ingest/ side by side)")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    from ..ingest import read_resolved
+
+    cfg = read_resolved(cfg_path)
     if cfg.get("kind") != "pan":
         raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
                          f"{cfg.get('kind')!r} campaign")

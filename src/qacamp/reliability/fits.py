@@ -369,7 +369,17 @@ def fit_swap(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
     best = None
     if s.mode == "observed" and "max_score" in counts.columns:
         best = counts.filter(pl.col("size") == s.observed_at)["max_score"].max()
-    return fits, summarize(fits, full_size, s, matrix, measure, best)
+    summary = summarize(fits, full_size, s, matrix, measure, best)
+    largest = counts["size"].max()
+    if s.mode == "extrapolate" and largest is not None and largest < s.min_fit_size:
+        # e.g. a collection too small for the kind's default sizes (the swap job
+        # fitted them to it): say why no bin could be fitted
+        note = (f"no subset size reaches min_fit_size {s.min_fit_size} (the largest counted "
+                f"is {largest}, of a collection of {full_size}): nothing was fitted")
+        old = summary["warning"][0]
+        summary = summary.with_columns(pl.lit(f"{note}; {old}" if old else note,
+                                              pl.Utf8).alias("warning"))
+    return fits, summary
 
 
 def describe(summary: pl.DataFrame) -> str:

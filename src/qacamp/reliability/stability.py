@@ -40,6 +40,16 @@ SUMMARY_SCHEMA = {"measure": pl.Utf8, "size": pl.Int64, "fuzziness": pl.Float64,
 DEFAULT_FUZZ = tuple(round(0.01 * k, 2) for k in range(1, 11))
 
 
+def memory_bytes(n_runs: int, size: int, trials: int, n_fuzz: int,
+                 pairing: str = "shared") -> int:
+    """About the peak bytes :func:`stability_counts` holds for ``trials`` trials
+    of one shard: every trial at once, (fuzziness x trial x pair) arrays."""
+    p = n_runs * (n_runs - 1) // 2
+    per_pair = 8 * trials * p * size * 2 if pairing != "shared" else 0
+    return (8 * trials * (size + n_runs) + 32 * trials * p + 26 * n_fuzz * trials * p
+            + per_pair + 120 * n_fuzz * p)
+
+
 def stability_counts(matrix: ScoreMatrix, size: int, trials: int, seed: int = 0,
                      fuzz: Iterable[float] = DEFAULT_FUZZ, measure: str | None = None,
                      pairing: str = "shared", shard: int = 0, n_shards: int = 1,

@@ -57,6 +57,17 @@ PAIR_BUDGET = 4_000_000
 GATHER_BUDGET = 64_000_000
 
 
+def memory_bytes(n_runs: int, sizes: list[int], trials: int, bins: int,
+                 pairing: str = "shared") -> int:
+    """About the peak bytes :func:`swap_counts` holds for ``trials`` trials of
+    one shard (the CLI refuses a job that would not fit; see qacamp.bounds)."""
+    p = n_runs * (n_runs - 1) // 2
+    fixed = 8 * trials + 56 * len(sizes) * bins
+    if pairing == "shared":  # blocks of about PAIR_BUDGET differences, GATHER_BUDGET cells
+        return fixed + 80 * max(PAIR_BUDGET, 2 * p) + 8 * GATHER_BUDGET
+    return fixed + 48 * trials * p * (max(sizes, default=1) + 1)  # (T, P, 2, c) indices
+
+
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Upper-triangle run pairs (i < j) in row-major order."""
     return np.triu_indices(n_runs, k=1)
