@@ -120,6 +120,20 @@ def correct_values() -> bool:
     return values == {"Yes"}
 
 
+def gold_files_mark_one_per_question() -> bool:
+    # every <q> of each gold file (a file with any correct mark) has exactly one
+    golds = 0
+    for path in sorted(QA4MRE.glob("*.xml")):
+        text = path.read_text(encoding="utf-8")
+        if 'correct="Yes"' not in text:
+            continue
+        golds += 1
+        blocks = re.findall(r"<q\s.*?</q>", text, re.S)
+        if not blocks or any(b.count('correct="Yes"') != 1 for b in blocks):
+            return False
+    return golds == 4
+
+
 def qa4mre_2012_questions() -> bool:
     text = (QA4MRE / "QA4MRE-2012-EN_GS.xml").read_text(encoding="utf-8")
     return len(re.findall(r"<q\s", text)) == 160
@@ -157,6 +171,8 @@ CLAIMS = [
      aboe_typo),
     ("formats.md", "the real files use `Yes`", correct_values),
     ("reliability.md", "on the real 160-question QA4MRE 2012 gold", qa4mre_2012_questions),
+    ("semantics.md", "the real 2012 and 2013 gold files at hand mark exactly one in every "
+     "question", gold_files_mark_one_per_question),
     ("semantics.md", "the TREC 2007 pyramid file has weights but no vital/okay labels",
      pyramid_2007_has_no_labels),
     ("formats.md", "(`26.  question text`, used by `trec11answers_list`) is not read",

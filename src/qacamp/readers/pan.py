@@ -93,8 +93,12 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 
 
 def is_text_format(path: str | Path) -> bool:
-    """True when ``path`` is in the PAN 2014-2015 text format (its first
-    non-blank line does not start with ``{``)."""
+    """True when ``path`` is in the PAN 2014-2015 text format: by its name
+    (``*.jsonl`` is JSON lines, ``*.txt`` text, either maybe ``.gz``), else by
+    its first non-blank line (text unless it starts with ``{``)."""
+    name = Path(path).name.lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".txt")):
+        return name.endswith(".txt")
     for _no, line in data_lines(path, comments=False):
         return not line.lstrip().startswith("{")
     return False  # no data lines: the JSON reader says so
