@@ -34,8 +34,17 @@ const imgs = Array.from(document.images);
 const rows = document.querySelectorAll('#table-runs tbody tr:not(.block)').length;
 const remote = performance.getEntriesByType('resource').map(e => e.name)
     .filter(n => !n.startsWith('data:'));
+const heads = Array.from(document.querySelectorAll('#table-runs thead th'))
+    .map(h => h.textContent.trim());
+const letterCols = heads.map((h, k) => h.startsWith('Letters (') ? k : -1).filter(k => k >= 0);
+const letters = Array.from(document.querySelectorAll('#table-runs tbody')[0].rows)
+    .map(r => letterCols.map(k => r.cells[k].textContent.trim()));
+const sig = Array.from(document.querySelectorAll('figure[id^="figure-significance_"] img'))
+    .map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width]);
 return {images: imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight,
                                i.getBoundingClientRect().width]),
+        heads: heads, letters: letters, sig: sig,
+        significance: document.querySelector('#significance') !== null,
         rows: rows, remote: remote, title: document.title,
         sections: Array.from(document.querySelectorAll('section')).map(s => s.id)};
 """
@@ -90,6 +99,12 @@ def test_demo_pages_in_headless_chromium(demo):
             assert info["rows"] == runs_of(demo, c), (c, info["rows"])
             assert {"campaign", "results", "reliability", "warnings", "provenance"} <= \
                 set(info["sections"]), (c, info["sections"])
+            # the significance part: its p-value matrix is displayed (issue 18) and the
+            # run table has a letter column per criterion, filled for every run (issue 20)
+            assert info["significance"] and info["sig"], c
+            assert all(ok and w > 0 and shown > 0 for ok, w, shown in info["sig"]), c
+            assert info["heads"][-2:] == ["Letters (swap)", "Letters (test)"], c
+            assert info["letters"] and all(all(x) for x in info["letters"]), c
             shot = b.screenshot(shots / f"{c}.png")
             assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         # sortable with JavaScript: a click on the c@1 header puts the lowest first
