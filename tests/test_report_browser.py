@@ -69,6 +69,7 @@ def test_demo_writes_every_overview_page_and_the_index(demo):
         assert 'href="../index.html"' in page
         assert not re.search(r"(src|href)=\"(https?:)?//", page)
         assert "<h2>4. Reliability of the comparisons</h2>" in page
+        assert '<h3 id="significance">' in page and "With randomised Tukey HSD over" in page
     assert 'id="table-editions"' in index  # qa4mre2012 + qa4mre2013
     # the sentences of the issue, with the demo's own numbers
     s = pl.read_parquet(demo / "trec2004/reliability/swap_series_score_summary.parquet").row(
@@ -116,6 +117,35 @@ def test_demo_pages_in_headless_chromium(demo):
             return Array.from(document.querySelectorAll('#table-runs tbody')[0].rows)
                 .map(r => parseFloat(r.cells[1].getAttribute('data-sort')));""")
         assert order == sorted(order) and len(order) == 44
+
+
+def test_demo_run_table_letters_follow_the_pairwise_criteria(demo):
+    """Issue 20: two runs share a letter of the run table iff they cannot be told
+    apart: by the swap method's required difference, and by the adjusted test."""
+    from qacamp.report.overview import main_measure
+
+    for c in DEMO:
+        camp = Campaign(demo / c)
+        m = main_measure(camp)
+        table = pl.read_csv(demo / c / "tables" / "runs.csv").filter(
+            ~pl.col("run").str.starts_with("baseline:"))
+        exact = camp.runs.filter((pl.col("judgment_set") == camp.judgment_set)
+                                 & (pl.col("scope") == "all") & (pl.col("measure") == m))
+        score = dict(zip(exact["run"], exact["value"], strict=True))
+        req = pl.read_parquet(demo / c / f"reliability/swap_{m}_summary.parquet")[
+            "required_difference"][0]
+        sig = pl.read_parquet(demo / c / f"reliability/significance_{m}.parquet")
+        tested = {frozenset((a, b)): s for a, b, s in
+                  sig.select("run_a", "run_b", "significant").iter_rows()}
+        runs = table["run"].to_list()
+        swap = dict(zip(runs, table["letters_swap"], strict=True))
+        test = dict(zip(runs, table["letters_test"], strict=True))
+        for i, a in enumerate(runs):
+            for b in runs[i + 1:]:
+                apart = req is not None and abs(score[a] - score[b]) >= req - 1e-9
+                assert bool(set(swap[a]) & set(swap[b])) == (not apart), (c, a, b)
+                apart = tested[frozenset((a, b))]
+                assert bool(set(test[a]) & set(test[b])) == (not apart), (c, a, b)
 
 
 def test_demo_figures_name_measures_and_keep_labels_visible(demo):

@@ -318,8 +318,12 @@ def test_docs_embed_the_registry_and_config_follows_it():
     from paths import ROOT
 
     from qacamp.config import GLOBAL_DEFAULTS, RESAMPLING_TESTS
-    from qacamp.reliability.significance import DEFAULT_PERMUTATIONS, DEFAULT_TEST, TESTS, \
-        to_markdown
+    from qacamp.reliability.significance import (
+        DEFAULT_PERMUTATIONS,
+        DEFAULT_TEST,
+        TESTS,
+        to_markdown,
+    )
 
     doc = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
     block = doc.split("<!-- significance:begin -->\n")[1].split("<!-- significance:end -->")[0]
