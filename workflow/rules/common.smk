@@ -152,7 +152,7 @@ def significance_resampled(name):
 def significance_argv(wc):
     """The test's settings as quoted words (permutations only for permutation tests)."""
     s = plan(wc.campaign)["significance"]
-    words = ["--test", s["test"], "--alpha", s["alpha"]]
+    words = ["--test", s["test"], "--alpha", s["alpha"], "--config-prefix", config_prefix(wc)]
     if s.get("correction") is not None:
         words += ["--correction", s["correction"]]
     if significance_resampled(wc.campaign):

@@ -331,7 +331,7 @@ def register(sub) -> None:
 
     from . import significance
 
-    significance.register(rs, _add_input)
+    significance.register(rs, _add_input, _config_prefix)
 
     s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
     s.add_argument("--kind", required=True,

@@ -39,10 +39,27 @@ def _finish(pairs, summary, args) -> int:
     return 0
 
 
+def _check(args, m) -> None:
+    """The settings against the test's record; from the workflow (``--config-prefix``)
+    a bad one is a ConfigError naming the campaign's key."""
+    from ..errors import ConfigError, UsageError
+
+    try:
+        sig.check_settings(m, args.test, args.correction, args.permutations, args.alpha,
+                           args.exact)
+    except UsageError as exc:
+        if not args.config_prefix:
+            raise
+        raise ConfigError(f"{args.config_prefix}.significance", str(exc),
+                          "choose a test and correction that fit the campaign's measures "
+                          "(docs/reliability.md, Significance)") from None
+
+
 def run(args) -> int:
     from .reliability import _load, _seed_name
 
     m = _load(args)
+    _check(args, m)
     name = _seed_name(args, m)
     if args.shard is not None:
         i, n = parse_shard(args.shard)
@@ -62,7 +79,7 @@ def run_merge(args, frames) -> int:
     return _finish(pairs, summary, args)
 
 
-def register(rs, add_input) -> None:
+def register(rs, add_input, config_prefix) -> None:
     tests = "; ".join(f"{t.name}: {t.title}" + (" (family-wise)" if t.family_wise else "")
                       for t in sig.TESTS.values())
     corrections = "; ".join(f"{c.name}: {c.description}" for c in sig.CORRECTIONS.values())
@@ -89,4 +106,5 @@ def register(rs, add_input) -> None:
                    "with `reliability merge --kind significance`")
     s.add_argument("--summary", default=None, help="also write the one-row summary here")
     s.add_argument("--out", required=True, help="per-pair Parquet (or shard counts)")
+    config_prefix(s)
     s.set_defaults(func=run)
