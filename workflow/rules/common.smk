@@ -170,7 +170,7 @@ def significance_input(wc):
     return [out(f"{wc.campaign}/scores/runs.parquet"), out(f"{wc.campaign}/ingest/matrix.parquet")]
 
 
-def significance_command(wc, input, output):
+def significance_command_argv(wc, input, output):
     """`reliability merge --kind significance` of the shards, or the whole test in one
     job (quoted words)."""
     if significance_resampled(wc.campaign):

@@ -174,13 +174,13 @@ rule significance:
         pairs=out("{campaign}/reliability/significance_{measure}.parquet"),
         summary=out("{campaign}/reliability/significance_{measure}_summary.parquet"),
     params:
-        command=significance_command,
+        command_argv=significance_command_argv,
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/significance_{measure}.log"),
     shell:
-        "qacamp reliability {params.command} 2> {log:q}"
+        "qacamp reliability {params.command_argv} 2> {log:q}"
 
 
 # One rule per campaign: the equivalence files depend on the campaign's measures.
