@@ -37,8 +37,9 @@ const remote = performance.getEntriesByType('resource').map(e => e.name)
 const heads = Array.from(document.querySelectorAll('#table-runs thead th'))
     .map(h => h.textContent.trim());
 const letterCols = heads.map((h, k) => h.startsWith('Letters (') ? k : -1).filter(k => k >= 0);
-const letters = Array.from(document.querySelectorAll('#table-runs tbody')[0].rows)
-    .map(r => letterCols.map(k => r.cells[k].textContent.trim()));
+const body = document.querySelector('#table-runs tbody');
+const letters = body ? Array.from(body.rows)
+    .map(r => letterCols.map(k => r.cells[k].textContent.trim())) : [];
 const sig = Array.from(document.querySelectorAll('figure[id^="figure-significance_"] img'))
     .map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width]);
 return {images: imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight,
