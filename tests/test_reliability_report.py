@@ -71,13 +71,14 @@ def test_kendall_table_names_variant_and_tied_pairs():
     assert "tied runs ordered by run name" in tn.caption
 
 
-def test_equivalence_table_gives_the_required_difference():
+def test_letters_table_says_which_criterion():
     runs = pl.DataFrame({"judgment_set": "adj", "run": ["a", "b", "c"], "measure": "cws",
                          "scope": "all", "unit": "all", "value": [0.50, 0.46, 0.40]})
     eq = extras.equivalence_frame(runs, "cws", "adj", 0.05)
-    t = T.equivalence_table({"cws": eq})
-    assert "(required difference CWS: 0.05)" in t.caption
-    assert t.frame["runs"].to_list() == ["a, b", "c"]   # .04 < .05; .10 >= .05
+    t = T.letters_table({"cws": eq})
+    assert any("required difference 0.05" in n for n in t.notes)
+    assert t.frame["letters_swap"].to_list() == ["a", "a", "b"]   # .04 < .05; .10 >= .05
+    assert t.frame["n_swap"].to_list() == [1, 1, 0]
 
 
 @pytest.mark.parametrize("mode", ["extrapolate", "observed"])

@@ -4,7 +4,7 @@ builders) and on the reliability layer's own fits: measures by their
 registry labels, the deciding swap bin drawn, legends outside the axes,
 stability labels inside the figure, dropped series named, Markdown without
 LaTeX escapes, correctly discarded printed as a dash (as docs/semantics.md
-says), wrapped equivalence members, no agreement table for one assessor,
+says), no agreement table for one assessor,
 the Kendall caption's source per comparison, the PAN run table."""
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from qacamp.report import tables as T
 from qacamp.report.build import build_tables
 from qacamp.report.campaign import Campaign
 from qacamp.report.figures import series_boxplot_figure, stability_figure, swap_curves_figure
-from qacamp.report.latex import to_latex
 from qacamp.report.markdown import to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,15 +168,6 @@ def test_correctly_discarded_is_a_dash_where_nothing_was_unanswered_as_documente
     assert "a dash" in semantics and "correctly discarded" in semantics
     # a run that did leave questions unanswered keeps its value
     assert t.frame.filter(pl.col("run") == "zeta")["correctly_discarded"][0] == pytest.approx(0.75)
-
-
-def test_equivalence_members_wrap_in_latex():
-    e = T.equivalence_table({"cws": pl.DataFrame({"run": [f"run{i}" for i in range(30)],
-                                                  "score": [0.5] * 30, "group": [1] * 30})})
-    tex = to_latex(e)
-    assert r"\begin{tabular}{lllrrp{0.55\linewidth}}" in tex.replace("rr", "rr", 1) \
-        or "p{0.55\\linewidth}" in tex.split("\\begin{tabular}")[1].split("\n")[0]
-    assert "CWS" in tex and "cws &" not in tex
 
 
 def test_single_assessor_campaign_has_no_agreement_table(tmp_path):

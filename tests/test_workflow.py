@@ -37,7 +37,11 @@ def test_own_campaign_writes_every_stage(own_campaign):
                 "reliability/swap_c_at_1.parquet", "reliability/swap_c_at_1_summary.parquet",
                 "reliability/stability_accuracy.parquet", "reliability/bootstrap_accuracy.parquet",
                 "reliability/kendall.parquet", "tables/runs.tex", "tables/runs.md",
-                "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg"]:
+                "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg",
+                "reliability/significance_c_at_1.parquet",
+                "reliability/significance_c_at_1_summary.parquet",
+                "tables/significance.md", "tables/analyses_agreement.md",
+                "figures/significance_c_at_1.png"]:
         assert (out / rel).is_file(), rel
     # no demo campaign leaked into the organizer's run (logs/: the index page's log)
     assert sorted(p.name for p in (own_campaign / "results").iterdir()

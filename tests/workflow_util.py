@@ -69,6 +69,7 @@ def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int
                     "swap": {"sizes": "10:40:10", "trials": 4, "min_fit_size": 10},
                     "stability": {"size": 30, "trials": 10},
                     "bootstrap": {"trials": 50},
+                    "significance": {"permutations": 500},
                 },
             }
         },

@@ -86,9 +86,18 @@ GLOBAL_DEFAULTS: dict[str, Any] = {
              "min_runs": 10, "min_comparisons": 100},
     "stability": {"fuzz": "0.01:0.10:0.01", "pairing": "shared"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
+    # significance tests over all run pairs (qacamp.reliability.significance): the
+    # project's default, as no campaign's source documents a test of its own
+    # (docs/reliability.md, "Significance"); correction null = the test's default
+    "significance": {"test": "tukey-hsd", "correction": None, "permutations": 10_000,
+                     "alpha": 0.05},
     # Kendall tau variant of `qacamp reliability extras --kendall-variant`
     "kendall": {"variant": "tau_b"},
 }
+
+
+#: the tests that draw permutations (sharded in the workflow); the others run in one job
+RESAMPLING_TESTS = ("randomisation", "tukey-hsd")
 
 
 def bootstrap_measures(measures: list[str]) -> list[str]:

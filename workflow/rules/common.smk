@@ -12,6 +12,7 @@ import shlex
 import sys
 
 from qacamp.config import (
+    RESAMPLING_TESTS,
     bootstrap_measures,
     configured,
     raw_files,
@@ -157,7 +158,55 @@ def reliability_targets(name):
             out(f"{name}/reliability/bootstrap_{m}.parquet"),
             out(f"{name}/reliability/bootstrap_{m}_summary.parquet"),
         ]
+    paths += significance_targets(name)
     return paths
+
+
+def significance_targets(name):
+    """Per measure: the per-pair significance frame and its summary."""
+    paths = []
+    for m in plan(name)["measures"]:
+        paths += [
+            out(f"{name}/reliability/significance_{m}.parquet"),
+            out(f"{name}/reliability/significance_{m}_summary.parquet"),
+        ]
+    return paths
+
+
+def significance_resampled(name):
+    return plan(name)["significance"]["test"] in RESAMPLING_TESTS
+
+
+def significance_argv(wc):
+    """The test's settings as quoted words (permutations only for permutation tests)."""
+    s = plan(wc.campaign)["significance"]
+    words = ["--test", s["test"], "--alpha", s["alpha"], "--config-prefix", config_prefix(wc)]
+    if s.get("correction") is not None:
+        words += ["--correction", s["correction"]]
+    if significance_resampled(wc.campaign):
+        words += ["--permutations", s["permutations"]]
+    return argv(*words)
+
+
+def significance_input(wc):
+    """The shards of a permutation test; the scores themselves for the t-test and ANOVA."""
+    if significance_resampled(wc.campaign):
+        return expand(
+            out("{campaign}/reliability/shards/significance_{measure}.{shard}.parquet"),
+            campaign=wc.campaign, measure=wc.measure, shard=range(SHARDS),
+        )
+    return [out(f"{wc.campaign}/scores/runs.parquet"), out(f"{wc.campaign}/ingest/matrix.parquet")]
+
+
+def significance_command_argv(wc, input, output):
+    """`reliability merge --kind significance` of the shards, or the whole test in one
+    job (quoted words)."""
+    if significance_resampled(wc.campaign):
+        files = argv(output.summary, output.pairs, *input)
+        return f"merge --kind significance --summary {files}"
+    seed = argv("--seed", plan(wc.campaign)["seed"])
+    files = argv("--out", output.pairs, "--summary", output.summary)
+    return f"significance {matrix_argv(wc)} {significance_argv(wc)} {seed} {files}"
 
 
 EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]

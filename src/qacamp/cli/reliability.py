@@ -1,7 +1,7 @@
 """`qacamp reliability`: resampling analyses of score matrices (docs/reliability.md).
 
-Subcommands: ``swap``, ``fit``, ``stability``, ``bootstrap``, ``merge``,
-``kendall``, ``extras`` (campaign-level Kendall tau, ranking swaps, assessor
+Subcommands: ``swap``, ``fit``, ``stability``, ``bootstrap``, ``significance``
+(:mod:`qacamp.cli.significance`), ``merge``, ``kendall``, ``extras`` (campaign-level Kendall tau, ranking swaps, assessor
 agreement, median-zero shares, series box plots, equivalence groups; see
 :mod:`qacamp.reliability.extras`).  Input is either ``--matrix FILE`` (wide CSV/Parquet, header of
 run names) or ``--scores DIR --measure NAME --unit question|series|test|topic
@@ -246,6 +246,10 @@ _KIND_COLUMNS = {"swap": swap.SWAP_SCHEMA, "stability": STABILITY_COUNTS,
 
 def _run_merge(args) -> int:
     frames = _read_all(args.inputs)
+    if args.kind == "significance":
+        from . import significance
+
+        return significance.run_merge(args, frames)
     need = _KIND_COLUMNS[args.kind]
     for path, frame in zip(args.inputs, frames, strict=True):
         missing = [c for c in need if c not in frame.columns]
@@ -374,8 +378,16 @@ def _run_extras(args) -> int:
             raise InputError(p, None, "not a one-row swap summary with required_difference",
                              "pass the --summary file of `reliability fit`")
         summaries[_summary_measure(p, frame)] = frame["required_difference"][0]
+    tests = {}
+    for p in map(Path, args.significance):
+        frame = _read_all([p])[0]
+        if not {"run_a", "run_b", "measure", "test", "significant"} <= set(frame.columns) \
+                or not frame.height:
+            raise InputError(p, None, "not a per-pair significance file",
+                             "pass the --out file of `reliability significance` (or its merge)")
+        tests[normalise_measure(frame["measure"][0])] = frame
     results = extras.campaign_extras(tables, kind, primary, order, measures, summaries,
-                                     parse_grid(args.thresholds), args.kendall_variant)
+                                     parse_grid(args.thresholds), args.kendall_variant, tests)
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
     print(results["kendall"])
@@ -429,10 +441,16 @@ def register(sub) -> None:
     s.add_argument("--out", required=True)
     s.set_defaults(func=_run_bootstrap)
 
+    from . import significance
+
+    significance.register(rs, _add_input, _config_prefix)
+
     s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
-    s.add_argument("--kind", required=True, choices=["swap", "stability", "bootstrap"])
+    s.add_argument("--kind", required=True,
+                   choices=["swap", "stability", "bootstrap", "significance"])
     s.add_argument("--counts", action="store_true", help="keep merged counts (stability/bootstrap)")
-    s.add_argument("--summary", default=None, help="bootstrap: also write the summary here")
+    s.add_argument("--summary", default=None,
+                   help="bootstrap, significance: also write the summary here")
     s.add_argument("out")
     s.add_argument("inputs", nargs="+")
     s.set_defaults(func=_run_merge)
@@ -493,6 +511,9 @@ def register(sub) -> None:
                    help="swap fit summary (repeatable; matched to a measure by its 'measure' "
                    "column or a swap_<measure>_summary.parquet name): writes equivalence_<measure>; "
                    "measures without a summary get no equivalence file")
+    s.add_argument("--significance", action="append", default=[],
+                   help="per-pair significance file (repeatable; matched by its 'measure' "
+                   "column): adds the test's letters to equivalence_<measure>")
     s.add_argument("--thresholds", default="0,0.01,0.02,0.05,0.07",
                    help="score differences (primary ranking) for the swap counts")
     s.add_argument("--kendall-variant", choices=list(ranking.VARIANTS),

@@ -5,11 +5,12 @@ rerun gives byte-identical files).
 
 Tables: the run table of the kind; c@1 vs accuracy (abstaining kinds);
 breakdowns per question type and per topic when there are at least two such
-units; per measure of the reliability plan the swap summary, bootstrap and
-equivalence groups; Kendall tau; assessor agreement only when several
+units; per measure of the reliability plan the swap summary, bootstrap, the
+significance test, the runs each run cannot be told apart from (letters) and
+the agreement of the three analyses; Kendall tau; assessor agreement only when several
 assessors judged the same responses (a single-assessor campaign has no
 table, not an empty one); the per-type distributions.  Figures: per measure
-the swap curves, one stability figure, and per kind the per-series box plot
+the swap curves and the matrix of adjusted p-values, one stability figure, and per kind the per-series box plot
 and top runs (question series) or the reading tests (QA4MRE).
 """
 
@@ -40,7 +41,10 @@ def build_tables(c: Campaign) -> dict[str, Table]:
 
     runs_path = c.path("scores", "runs.parquet")
     units = c.units() if c.kind == "trec-factoid" else None
-    out = [T.run_table(c.runs, c.kind, c.judgment_set, units=units, what=runs_path)]
+    from .significance import run_table_with_letters, significance_tables
+
+    out = [run_table_with_letters(c, T.run_table(c.runs, c.kind, c.judgment_set, units=units,
+                                                 what=runs_path))]
     if c.kind in NONRESPONSE_KINDS:
         out.append(T.c_at_1_table(c.runs, c.judgment_set, what=runs_path))
     for scope in BREAKDOWN_SCOPES:
@@ -57,14 +61,7 @@ def build_tables(c: Campaign) -> dict[str, Table]:
                                      what=c.rel_path("bootstrap_<measure>.parquet"),
                                      summaries=summaries or None))
     if c.reliability:
-        eq = c.optional("equivalence*.parquet")
-        if eq:
-            frames = {p.stem.removeprefix("equivalence").lstrip("_") or "-": read_parquet(p)
-                      for p in eq}
-            order = {m: i for i, m in enumerate(c.measures)}
-            frames = dict(sorted(frames.items(), key=lambda kv: (order.get(kv[0], len(order)),
-                                                                 kv[0])))
-            out.append(T.equivalence_table(frames, what=c.rel_path("equivalence*.parquet")))
+        out += significance_tables(c)
         kendall = c.dir / "reliability" / KENDALL_FILE
         if kendall.is_file():
             frame = read_parquet(kendall)
@@ -124,6 +121,9 @@ def build_figures(c: Campaign) -> dict:
     if c.measures:
         stab = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
         figs["stability"] = F.stability_figure(stab, size=stability_size(c, stab), unit=c.unit)
+    from .significance import significance_figures
+
+    figs.update(significance_figures(c))
     runs_path = c.path("scores", "runs.parquet")
     if c.kind == "trec-series":
         figs["series_boxplot"] = F.series_boxplot_figure(c.runs, c.judgment_set, what=runs_path,

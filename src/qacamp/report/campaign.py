@@ -10,6 +10,7 @@ summary, stability and bootstrap files); a missing one is an
 :class:`~qacamp.errors.InputError` naming it, never a silently skipped
 table.  Files that no workflow rule writes for every campaign
 (``kendall.parquet``, ``agreement.parquet``, ``equivalence*.parquet``,
+``significance_<m>.parquet`` and its summary,
 ``distributions*.parquet``, ``ingest/warnings.parquet``,
 ``scores/dropped.parquet``, ``manifest.json``) are used when present.
 """

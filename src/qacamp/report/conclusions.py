@@ -116,21 +116,6 @@ def bootstrap_sentence(measure: str, pairs: pl.DataFrame, summary: dict | None) 
     return text
 
 
-def equivalence_sentence(measure: str, frame: pl.DataFrame) -> str:
-    """How many groups of equally effective runs the required difference leaves."""
-    if not frame.height or "group" not in frame.columns:
-        return ""
-    groups = frame.group_by("group").len()
-    req = frame["required_difference"][0] if "required_difference" in frame.columns else None
-    n_runs, k = frame.height, groups.height
-    if _missing(req):
-        return (f"No difference in {label(measure)} reaches the error level, so the "
-                f"{n_runs} runs form one group of equally effective runs.")
-    return (f"The {n_runs} runs fall into {k} groups whose {label(measure)} differences are "
-            f"below {req:.2f} (runs in a group should be reported as equally effective); "
-            f"the largest group has {int(groups['len'].max())} runs.")
-
-
 def kendall_sentences(kendall: pl.DataFrame, primary: str) -> list[str]:
     """One sentence per measure compared across judgment sets (range of tau with
     the primary set), and per pair of measures or aggregations."""
@@ -176,5 +161,5 @@ def agreement_sentence(agreement: pl.DataFrame) -> str:
             "Table 2).")
 
 
-__all__ = ["swap_sentence", "stability_sentence", "bootstrap_sentence", "equivalence_sentence",
+__all__ = ["swap_sentence", "stability_sentence", "bootstrap_sentence",
            "kendall_sentences", "agreement_sentence", "fit_text", "pct"]

@@ -7,8 +7,10 @@ the template's context out).
 2. the run table (sortable on the page);
 3. breakdowns per question type, topic, series, reading test;
 4. reliability: per measure the swap method's conclusion in a sentence with
-   its figure, the Table 2 summary, discriminative power, equivalence groups,
-   stability vs discrimination;
+   its figure, the Table 2 summary, discriminative power, stability vs
+   discrimination, and the significance part (:mod:`.significance`: the test's
+   sentence and p-value matrix per measure, the letters of runs that cannot be
+   told apart, the agreement of the analyses);
 5. agreement: Kendall tau between rankings, assessor disagreement;
 6. warnings: ingest warnings (truncated answers, low coverage ...), weak
    evidence of the swap method, automatic judgments, dropped units;
@@ -106,9 +108,6 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
             sentences.append(S.bootstrap_sentence(
                 m, c.rel(f"bootstrap_{m}.parquet"),
                 bsum.row(0, named=True) if bsum is not None and bsum.height else None))
-        eq = c.optional_frame("reliability", f"equivalence_{m}.parquet")
-        if eq is not None:
-            sentences.append(S.equivalence_sentence(m, eq))
         caption = (f"Swap method, {label(m)}: error rate (swaps / comparisons over pairs of "
                    f"runs scored on two disjoint random subsets) against subset size, one "
                    f"colour per 0.01-wide score-difference bin, every bin up to the one the "
@@ -133,8 +132,8 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
                      "figure": _figure("stability", figures, "Error rate against "
                                        "proportion of ties", caption)}
     return {"measures": measures, "stability": stability, "notes": notes,
-            "tables": [table_view(tables[n]) for n in ("swap_summary", "bootstrap",
-                                                       "equivalence") if n in tables]}
+            "tables": [table_view(tables[n]) for n in ("swap_summary", "bootstrap")
+                       if n in tables]}
 
 
 def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
@@ -219,6 +218,12 @@ def campaign_context(c: Campaign, figures: Mapping[str, bytes],
     if "c_at_1_vs_accuracy" in tables:
         results_tables.append(table_view(tables["c_at_1_vs_accuracy"], sortable=True))
     rel = reliability_section(c, tables, figures) if c.measures else None
+    from .significance import significance_section
+
+    sig = significance_section(c, tables, figures) if c.measures else None
+    if rel is not None:
+        rel["significance"] = sig
+        rel["notes"] += sig["notes"] if sig else []
     return {
         "name": c.name, "title": c.meta.get("title") or c.name, "index_href": index_href,
         "facts": info, "best": best, "main_measure": label(main),

@@ -1,6 +1,6 @@
 """Reliability tables: the swap method's summary (Penas & Rodrigo 2011 Table
 2), Kendall tau between rankings (Voorhees 2003 Table 3; Voorhees 2005),
-assessor disagreement (Voorhees 2003 Table 2), equivalence groups, the
+assessor disagreement (Voorhees 2003 Table 2), the
 paired bootstrap's discriminative power (Sakai 2006) and the per-type
 distributions (Voorhees 2005).  Frames in, :class:`~.base.Table` out.
 """
@@ -269,52 +269,6 @@ def agreement_table(agreement: pl.DataFrame, what: str = "agreement.parquet") ->
                  "W wrong, U unsupported, X inexact; Voorhees 2003, Table 2).", df, cols)
 
 
-def equivalence_table(frames: Mapping[str, pl.DataFrame],
-                      what: str = "equivalence_<measure>.parquet") -> Table:
-    """Runs whose score differences are below the required difference,
-    grouped (:func:`qacamp.reliability.equivalence_groups`: run, score, group,
-    and ``required_difference`` when the frame has it); ``frames`` maps a
-    measure name to its frame (a ``measure`` column, if any, wins).  One row
-    per measure and group with its runs (a wrapping column in LaTeX) and score
-    range; the caption gives each measure's required difference."""
-    rows, required = [], {}
-    for name, df in frames.items():
-        m = pick(df, "measure", what, required=False)
-        if "required_difference" in df.columns and df.height:
-            key = str(df[m][0]) if m else name
-            required[key] = df["required_difference"][0]
-        g, r = pick(df, "group", what), pick(df, "run", what)
-        s = pick(df, "score", what, required=False)
-        sel = [(pl.col(m).cast(pl.String) if m else pl.lit(name)).alias("measure"),
-               pl.col(g).alias("group"), pl.col(r).cast(pl.String).alias("run"),
-               (pl.col(s) if s else pl.lit(None)).cast(pl.Float64).alias("score")]
-        rows.append(df.select(sel))
-    if not rows:
-        raise InputError(what, None, "no equivalence groups", "run `qacamp reliability`")
-    df = pl.concat(rows)
-    measures = df["measure"].unique(maintain_order=True).to_list()
-    out = (df.sort(["measure", "group", "score", "run"], descending=[False, False, True, False],
-                   nulls_last=True)
-           .group_by("measure", "group", maintain_order=True)
-           .agg(pl.len().cast(pl.Int64).alias("n_runs"), pl.col("score").max().alias("best"),
-                pl.col("score").min().alias("worst"), pl.col("run").str.join(", ").alias("runs")))
-    out = (out.with_columns(pl.col("measure").replace_strict(
-        {m: i for i, m in enumerate(measures)}, return_dtype=pl.Int64).alias("_o"))
-        .sort("_o", "group").drop("_o").with_columns(pl.col("group").cast(pl.String)))
-    cols = (Column("measure", "Measure", "measure"), Column("group", "Group", "text"),
-            Column("n_runs", "Runs", "int"), Column("best", "Best", "f3"),
-            Column("worst", "Worst", "f3"),
-            Column("runs", "Members", "text", width="0.55\\linewidth"))
-    req = "; ".join(f"{label(m)}: {'not reached (one group)' if v is None else f'{v:.2f}'}"
-                    for m, v in required.items())
-    return Table("equivalence", "Groups of runs whose score differences are smaller than "
-                 "the difference required by the swap method (the lower edge of the first "
-                 "difference bin whose error rate is at most the level, read as the "
-                 "swap summary table says; a difference of at least it is reliable); runs in "
-                 "a group should be reported as equally effective"
-                 + (f" (required difference {req})." if req else "."), out, cols)
-
-
 def bootstrap_table(frames: Mapping[str, pl.DataFrame],
                     what: str = "bootstrap_<measure>.parquet",
                     summaries: Mapping[str, pl.DataFrame] | None = None) -> Table:
@@ -388,5 +342,5 @@ def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
 
 
 __all__ = ["swap_summary_table", "kendall_table", "agreement_table", "agreement_counts",
-           "equivalence_table", "bootstrap_table", "distributions_table", "generic_table",
+           "bootstrap_table", "distributions_table", "generic_table",
            "comparison_of", "ranking_text", "split_ranking", "COMPARISONS", "SUMMARY_COLUMNS"]
