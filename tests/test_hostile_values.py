@@ -210,6 +210,11 @@ WEB = "unit,a,b,c,d\n" + "".join(f"q{i},{(i * 7 % 10) / 10},{(i * 3 % 10) / 10},
     (["stability", "--size", "10", "--fuzz", "0.01,inf"], "'inf' is not a finite number >= 0"),
     (["bootstrap", "--alpha", "nan"], "--alpha: nan is not a finite number in (0, 1)"),
     (["bootstrap", "--alpha", "1"], "--alpha: 1.0 is not a finite number in (0, 1)"),
+    (["significance", "--alpha", "nan"], "--alpha: nan is not a finite number in (0, 1)"),
+    (["significance", "--permutations", "0"], "--permutations: 0 is not an integer >= 1"),
+    (["significance", "--seed", "-1"], "--seed: -1 is not an integer >= 0"),
+    (["significance", "--permutations", str(10**15)], "--permutations 1,000,000,000,000,000 "
+     "(1,000,000,000,000,000 in this job) would need about"),
 ])
 def test_reliability_number_options(argv, problem, here, capsys):
     w(here, "m.csv", WEB)

@@ -274,15 +274,19 @@ def test_merge_refuses_duplicated_missing_and_foreign_shards():
     m = small_c_at_1()
     sh = [significance_counts(m, "tukey-hsd", 300, seed=4, shard=i, n_shards=3)
           for i in range(3)]
-    with pytest.raises(InputError, match="shard 1 given twice"):
+    with pytest.raises(InputError, match="shard 1/3 is given twice"):
         merge_significance([sh[0], sh[1], sh[1]], ["a", "b", "c"])
-    with pytest.raises(InputError, match=r"shards \[2\] of 3 are missing"):
+    with pytest.raises(InputError, match=r"1 of the 3 shards are missing \(2/3\)"):
         merge_significance(sh[:2], ["a", "b"])
     other = significance_counts(m, "tukey-hsd", 300, seed=5, shard=2, n_shards=3)
-    with pytest.raises(InputError, match="another analysis: seed is 5"):
+    with pytest.raises(InputError, match="seed 5 differs from the seed 4"):
         merge_significance([sh[0], sh[1], other], ["a", "b", "c"])
     with pytest.raises(UsageError, match="merge every shard"):
         significance_results(sh[0])
+    elsewhere = significance_counts(small_c_at_1(runs=5), "tukey-hsd", 300, seed=4, shard=2,
+                                    n_shards=3)
+    with pytest.raises(InputError, match="settings differ"):
+        merge_significance([sh[0], sh[1], elsewhere], ["a", "b", "c"])
 
 
 def test_too_few_permutations_for_the_correction_are_warned():

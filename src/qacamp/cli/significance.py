@@ -55,9 +55,28 @@ def _check(args, m) -> None:
                           "(docs/reliability.md, Significance)") from None
 
 
+def _check_numbers(args) -> None:
+    """Seed, permutations and alpha as numbers (qacamp.bounds), before anything is read."""
+    from ..bounds import check_memory, check_option
+
+    check_option("--seed", args.seed, lo=0, integer=True)
+    check_option("--alpha", args.alpha, lo=0, hi=1, lo_open=True, hi_open=True)
+    if args.permutations is not None:
+        check_option("--permutations", args.permutations, lo=1, integer=True)
+        # the permutation indices of a shard are held as one int64 array
+        count = args.permutations
+        if args.shard is not None:
+            i, n = parse_shard(args.shard)
+            count = (count * (i + 1)) // n - (count * i) // n
+        check_memory(f"--permutations {args.permutations:,} ({count:,} in this job)",
+                     8.0 * count, "use fewer permutations per job: raise the shard count "
+                     "(--shard I/N; the config's shards)")
+
+
 def run(args) -> int:
     from .reliability import _load, _seed_name
 
+    _check_numbers(args)
     m = _load(args)
     _check(args, m)
     name = _seed_name(args, m)

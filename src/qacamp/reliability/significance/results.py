@@ -14,11 +14,13 @@ Holm or Bonferroni); when it exceeds alpha no pair can be significant and
 ``warning`` says how many permutations are needed.
 
 Shard counts (``--shard I/N``): one row per pair with ``extreme`` (the
-permutations at least as extreme) and ``permutations`` (this shard's), plus
-the settings that must agree across shards (measure, test, seed,
-total_permutations, exact, alpha, correction, n_units, n_runs, n_shards) and
-the shard index: :func:`merge_significance` refuses a duplicated, missing or
-foreign shard, naming its file.
+permutations at least as extreme) and ``permutations`` (this shard's), the
+settings the p-values need (measure, test, total_permutations, exact, alpha,
+correction, n_units, n_runs), and the shard identity every resampling shard
+carries (:mod:`qacamp.reliability.shards`: index, count, seed, and a settings
+text with the matrix's SHA-256): :func:`merge_significance` refuses a
+duplicated, missing or foreign shard through :func:`~qacamp.reliability.shards.check_shards`,
+naming its file, and checks each shard's share of the permutations.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from ...errors import InputError, UsageError
+from .. import shards
 from ..matrix import ScoreMatrix
 from ..seeds import shard_trials
 from . import DEFAULT_PERMUTATIONS, TESTS, anova_tukey, randomisation, t_test, tukey_hsd
@@ -46,13 +49,13 @@ SUMMARY_SCHEMA = {"measure": pl.Utf8, "test": pl.Utf8, "correction": pl.Utf8,
                   "share_significant": pl.Float64, "family_wise": pl.Boolean,
                   "min_p": pl.Float64, "anova_f": pl.Float64, "anova_p": pl.Float64,
                   "warning": pl.Utf8}
-#: settings every shard of one analysis shares
-SETTINGS = {"measure": pl.Utf8, "test": pl.Utf8, "seed": pl.Int64,
-            "total_permutations": pl.Int64, "exact": pl.Boolean, "alpha": pl.Float64,
-            "correction": pl.Utf8, "n_units": pl.Int64, "n_runs": pl.Int64,
-            "n_shards": pl.Int64}
+#: settings the p-values of (merged) counts need
+SETTINGS = {"measure": pl.Utf8, "test": pl.Utf8, "total_permutations": pl.Int64,
+            "exact": pl.Boolean, "alpha": pl.Float64, "correction": pl.Utf8,
+            "n_units": pl.Int64, "n_runs": pl.Int64}
+#: merged counts; a shard file has the identity columns of shards.ID_SCHEMA besides
 COUNT_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "diff": pl.Float64,
-                "extreme": pl.Int64, "permutations": pl.Int64, "shard": pl.Int64, **SETTINGS}
+                "extreme": pl.Int64, "permutations": pl.Int64, **SETTINGS}
 
 
 def check_settings(matrix: ScoreMatrix, test: str, correction: str | None,
@@ -117,76 +120,51 @@ def significance_counts(matrix: ScoreMatrix, test: str, permutations: int | None
     ii, jj = np.triu_indices(matrix.n_runs, k=1)
     runs = np.asarray(matrix.runs, dtype=object)
     p = len(ii)
-    settings = {"measure": name, "test": t.name, "seed": seed, "total_permutations": total,
+    settings = {"measure": name, "test": t.name, "total_permutations": total,
                 "exact": exact, "alpha": alpha, "correction": corr, "n_units": matrix.n_units,
-                "n_runs": matrix.n_runs, "n_shards": n_shards}
-    return pl.DataFrame({
+                "n_runs": matrix.n_runs}
+    counts = pl.DataFrame({
         "run_a": runs[ii].tolist(), "run_b": runs[jj].tolist(), "diff": d, "extreme": extreme,
-        "permutations": np.full(p, len(perms), np.int64), "shard": np.full(p, shard, np.int64),
+        "permutations": np.full(p, len(perms), np.int64),
         **{k: [v] * p for k, v in settings.items()}}, schema=COUNT_SCHEMA)
-
-
-def _one(frame: pl.DataFrame, col: str, path: str) -> object:
-    vals = frame[col].unique().to_list()
-    if len(vals) != 1:
-        raise InputError(path, None, f"column {col!r} holds {len(vals)} values in one shard",
-                         "regenerate the shard with `qacamp reliability significance --shard`")
-    return vals[0]
+    return shards.tag(counts, shard, n_shards, seed,
+                      shards.settings_text("significance", matrix, **settings))
 
 
 def merge_significance(frames: Sequence[pl.DataFrame],
                        paths: Sequence[str | Path] | None = None) -> pl.DataFrame:
-    """Add the shards' counts after checking they are the complete, consistent
-    shards of one analysis (same settings and pairs, every shard index exactly
-    once, each with its share of the permutations)."""
+    """Add the shards' counts once :func:`~qacamp.reliability.shards.check_shards`
+    finds them the complete, consistent shards of one analysis, and each holds
+    its share of the permutations and the same run pairs."""
     frames = list(frames)
     names = [str(p) for p in paths] if paths is not None else \
         [f"shard file {k + 1}" for k in range(len(frames))]
-    if not frames:
-        raise UsageError("nothing to merge")
+    ids = [(int(f["shard"][0]), int(f["n_shards"][0])) if f.height and "n_shards" in f.columns
+           else None for f in frames]
+    frames = shards.check_shards("significance", names, frames)
     fix = "merge the shards of one run of `qacamp reliability significance --shard I/N`"
     cast = []
     for f, name in zip(frames, names, strict=True):
         missing = [c for c in COUNT_SCHEMA if c not in f.columns]
         if missing:
             raise InputError(name, None, f"not a significance shard file (lacks {missing})", fix)
-        if f.height == 0:
-            raise InputError(name, None, "empty shard file", fix)
         cast.append(f.select(list(COUNT_SCHEMA)).cast(COUNT_SCHEMA))
-    first = {c: _one(cast[0], c, names[0]) for c in SETTINGS}
-    seen: dict[int, str] = {}
+    total = int(cast[0]["total_permutations"][0])
     key = cast[0].select("run_a", "run_b", "diff")
-    for f, name in zip(cast, names, strict=True):
-        for c in SETTINGS:
-            v = _one(f, c, name)
-            if v != first[c]:
-                raise InputError(name, None, f"a shard of another analysis: {c} is {v!r}, "
-                                 f"{names[0]} has {first[c]!r}", fix)
-        s = int(_one(f, "shard", name))
-        if s in seen:
-            raise InputError(name, None, f"shard {s} given twice (also {seen[s]})", fix)
-        seen[s] = name
-        if not (0 <= s < first["n_shards"]):
-            raise InputError(name, None, f"shard index {s} outside 0..{first['n_shards'] - 1}",
-                             fix)
-        want = len(shard_trials(first["total_permutations"], s, first["n_shards"]))
-        if int(_one(f, "permutations", name)) != want:
-            raise InputError(name, None, f"shard {s} counted {_one(f, 'permutations', name)} "
-                             f"permutations, expected {want}", fix)
+    for f, name, (s, n) in zip(cast, names, ids, strict=True):
+        want = len(shard_trials(total, s, n))
+        if f["permutations"].n_unique() != 1 or int(f["permutations"][0]) != want:
+            raise InputError(name, "column permutations", f"shard {s} counted "
+                             f"{f['permutations'].unique().to_list()} permutations, expected "
+                             f"{want}", fix)
         if not f.select("run_a", "run_b", "diff").equals(key):
             raise InputError(name, None, "its run pairs or observed differences differ from "
                              f"{names[0]}'s", fix)
-    absent = sorted(set(range(first["n_shards"])) - set(seen))
-    if absent:
-        raise InputError(names[0], None, f"shards {absent} of {first['n_shards']} are missing",
-                         "pass every shard file of the analysis")
     extreme = cast[0]["extreme"].to_numpy().copy()
     for f in cast[1:]:
         extreme += f["extreme"].to_numpy()
     return cast[0].with_columns(pl.Series("extreme", extreme, pl.Int64),
-                                pl.lit(first["total_permutations"], pl.Int64)
-                                .alias("permutations"), pl.lit(0, pl.Int64).alias("shard"),
-                                pl.lit(1, pl.Int64).alias("n_shards"))
+                                pl.lit(total, pl.Int64).alias("permutations"))
 
 
 def min_p(test: str, correction: str, permutations: int, exact: bool, pairs: int) -> float | None:
@@ -240,7 +218,7 @@ def significance_results(counts: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFra
     """``(pairs, summary)`` of (merged) permutation counts."""
     s = {c: counts[c][0] for c in SETTINGS}
     total, exact = int(s["total_permutations"]), bool(s["exact"])
-    if int(counts["permutations"].max()) != total or int(s["n_shards"]) != 1:
+    if int(counts["permutations"].max()) != total:
         raise UsageError("these are the counts of one shard: merge every shard first "
                          "(`qacamp reliability merge --kind significance`)")
     extreme = counts["extreme"].to_numpy()
