@@ -27,7 +27,9 @@ from ..errors import ConfigError, InputError, UsageError
 from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
-from ..reliability import curves, extras, fits, ranking, swap
+from ..reliability import curves, extras, fits, ranking
+from ..reliability import swap as swap_api
+from ..reliability.swap import PAIRINGS, SWAP_SCHEMA, merge_swap
 from ..reliability.builders import from_scores_dir, read_matrix_file
 from ..reliability.matrix import normalise_measure
 from ..reliability.seeds import parse_grid, parse_shard, parse_size, parse_sizes
@@ -62,8 +64,11 @@ def _add_input(p: argparse.ArgumentParser) -> None:
     g.add_argument("--measure", default=None,
                    help="measure name (selects rows with --scores; names the matrix and seeds "
                    f"the trials; a --matrix without it is called {DEFAULT_MATRIX_MEASURE!r})")
-    g.add_argument("--unit", default="question", choices=["question", "series", "test", "topic", "qtype"])
-    g.add_argument("--judgment-set", default=None)
+    g.add_argument("--unit", default="question",
+                   choices=["question", "series", "test", "topic", "qtype"],
+                   help="the unit the subsets are drawn from, with --scores (default question)")
+    g.add_argument("--judgment-set", default=None,
+                   help="judgment set, with --scores (default: the only or primary one)")
     g.add_argument("--include-baselines", action="store_true",
                    help="keep runs named baseline:*")
     g.add_argument("--aggregator", default=None, choices=["mean", "c_at_1", "cws"],
@@ -103,15 +108,33 @@ def _config_sizes(args, key: str, parse):
                           "collection allows") from None
 
 
+def tsv(df: pl.DataFrame) -> str:
+    """A frame as tab-separated text: a header line, every row, nothing
+    truncated; floats written exactly (shortest repr), nulls empty."""
+    return df.write_csv(None, separator="\t")
+
+
+def _emit(df: pl.DataFrame, out: str | None, what: str, summary: str) -> None:
+    """Write ``df`` to ``out`` (Parquet) and a one-line ``summary`` on stderr;
+    without ``out``, print ``df`` as TSV on stdout (for scripts, as trec_eval)."""
+    if out:
+        write_parquet(df, out)
+        print(f"qacamp reliability {what}: {summary}; wrote {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(tsv(df))
+
+
 def _run_swap(args) -> int:
     m = _load(args)
     i, n = parse_shard(args.shard)
     sizes = _config_sizes(args, "swap.sizes",
                           lambda: check_sizes(parse_sizes(args.sizes, m.n_units), m.n_units))
     bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
-    df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
-                          args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
-    write_parquet(df, args.out)
+    df = swap_api(m, sizes, args.trials, args.seed, _seed_name(args, m), args.bin_width,
+                  args.bins, args.pairing, i, n, progress=bar.report)
+    _emit(df, args.out, "swap", f"{m.measure}: {len(sizes)} sizes x {args.trials} trials "
+          f"(shard {i}/{n}), {m.n_runs} runs, {int(df['comparisons'].sum()):,} comparisons "
+          f"and {int(df['swaps'].sum()):,} swaps")
     return 0
 
 
@@ -123,7 +146,9 @@ def _run_stability(args) -> int:
     counts = stability_counts(m, size, args.trials, args.seed, parse_grid(args.fuzz),
                               _seed_name(args, m), args.pairing, i, n)
     out = counts if args.shard or args.counts else summarize_stability(counts)
-    write_parquet(out, args.out)
+    _emit(out, args.out, "stability", f"{m.measure}: subsets of {size} x {args.trials} trials "
+          f"(shard {i}/{n}), {m.n_runs} runs, {out['fuzziness'].n_unique()} fuzziness values"
+          + (" (pair counts)" if args.shard or args.counts else ""))
     return 0
 
 
@@ -132,10 +157,13 @@ def _run_bootstrap(args) -> int:
     i, n = parse_shard(args.shard)
     counts = bs.bootstrap_counts(m, args.samples, args.seed, args.alpha, _seed_name(args, m), i, n)
     if args.shard or args.counts:
-        write_parquet(counts, args.out)
+        _emit(counts, args.out, "bootstrap", f"{m.measure}: pair counts of {counts.height:,} "
+              f"run pairs (shard {i}/{n})")
     else:
         pairs, summary = bs.bootstrap_results(counts)
-        write_parquet(pairs, args.out)
+        k = int(pairs["significant"].cast(pl.Int64).sum()) if pairs.height else 0
+        _emit(pairs, args.out, "bootstrap", f"{m.measure}: {k:,} of {pairs.height:,} run "
+              f"pairs significant at alpha {args.alpha:g} ({args.samples:,} samples)")
         if args.summary:
             write_parquet(summary, args.summary)
     return 0
@@ -150,7 +178,7 @@ def _read_all(paths) -> list[pl.DataFrame]:
     return frames
 
 
-_KIND_COLUMNS = {"swap": swap.SWAP_SCHEMA, "stability": STABILITY_COUNTS,
+_KIND_COLUMNS = {"swap": SWAP_SCHEMA, "stability": STABILITY_COUNTS,
                  "bootstrap": bs.COUNT_SCHEMA}
 
 
@@ -163,7 +191,7 @@ def _run_merge(args) -> int:
             raise InputError(path, None, f"not a {args.kind} shard file (lacks {missing})",
                              f"pass files written by `reliability {args.kind} --shard I/N`")
     if args.kind == "swap":
-        out = swap.merge_swap(frames)
+        out = merge_swap(frames)
     elif args.kind == "stability":
         merged = merge_stability_counts(frames)
         out = merged if args.counts else summarize_stability(merged)
@@ -203,11 +231,14 @@ def _run_fit(args) -> int:
         _warn("fit", [f"no matrix given: the number of runs was not checked and {needs}"])
     warning = summary["warning"][0]
     _warn("fit", warning.split("; ") if warning else [])
-    write_parquet(fit_df, args.out)
+    # the result a script wants is the summary: TSV on stdout unless --summary
+    # names its file; the per-bin fits only with --out
+    if args.out:
+        write_parquet(fit_df, args.out)
     if args.summary:
         write_parquet(summary, args.summary)
     else:
-        print(summary)
+        sys.stdout.write(tsv(summary))
     return 0
 
 
@@ -224,13 +255,12 @@ def _run_kendall(args) -> int:
         raise UsageError("kendall needs at least two rankings (LABEL=matrix.csv ...)")
     long = pl.concat(frames)
     table = ranking.tau_table(long, variant=args.variant)
-    write_parquet(table, args.out)
+    _emit(table, args.out, "kendall", f"{table.height} pairs of rankings ({args.variant})")
     if args.swaps_out:
         j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
         sw = ranking.ranking_swaps(j["score"].to_numpy(), j["score_b"].to_numpy(),
                                    parse_grid(args.thresholds))
         write_parquet(sw, args.swaps_out)
-    print(table)
     return 0
 
 
@@ -268,7 +298,8 @@ def _run_extras(args) -> int:
                                      parse_grid(args.thresholds), args.kendall_variant)
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
-    print(results["kendall"])
+    print(f"qacamp reliability extras: wrote {', '.join(f'{n}.parquet' for n in results)} "
+          f"to {out}", file=sys.stderr)
     return 0
 
 
@@ -283,13 +314,19 @@ def register(sub) -> None:
                    help="a:b or a:b:step (inclusive) or a,b,c; b may be 'half' (the largest "
                         "size the collection allows), step 'auto' (about 25 sizes)")
     _config_prefix(s)
-    s.add_argument("--trials", type=int, default=50)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--bin-width", type=float, default=0.01)
-    s.add_argument("--bins", type=int, default=21)
-    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--trials", type=int, default=50, help="trials per size (default 50)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed: trials are seeded by (seed, measure, size, trial) (default 0)")
+    s.add_argument("--bin-width", type=float, default=0.01,
+                   help="width of the score-difference bins (default 0.01)")
+    s.add_argument("--bins", type=int, default=21,
+                   help="number of bins, the last one open (default 21: d >= 0.20)")
+    s.add_argument("--pairing", choices=list(PAIRINGS), default="shared",
+                   help="shared: a trial's two subsets serve every pair (Voorhees); per-pair: "
+                        "each pair draws its own (c@1 paper)")
     s.add_argument("--shard", default=None, help="I/N: run only shard I (0-based) of N")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_swap)
 
     s = rs.add_parser("stability", help="stability vs discrimination: fuzziness, error_rate, prop_ties")
@@ -297,32 +334,40 @@ def register(sub) -> None:
     s.add_argument("--size", required=True,
                    help="subset size: an integer or 'half' (half the collection)")
     _config_prefix(s)
-    s.add_argument("--trials", type=int, default=100)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--fuzz", default="0.01:0.10:0.01")
-    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--trials", type=int, default=100, help="trials (default 100)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed: trials are seeded by (seed, measure, size, trial) (default 0)")
+    s.add_argument("--fuzz", default="0.01:0.10:0.01", metavar="GRID",
+                   help="fuzziness values f, start:stop:step or a,b,c (default 0.01:0.10:0.01)")
+    s.add_argument("--pairing", choices=list(PAIRINGS), default="shared",
+                   help="shared: one subset per trial for every pair; per-pair: one per pair")
     s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
     s.add_argument("--counts", action="store_true", help="write pair counts, not the summary")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_stability)
 
     s = rs.add_parser("bootstrap", help="Sakai's paired bootstrap test, discriminative power")
     _add_input(s)
-    s.add_argument("--samples", type=int, default=1000)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--alpha", type=float, default=0.05)
-    s.add_argument("--shard", default=None)
+    s.add_argument("--samples", type=int, default=1000,
+                   help="bootstrap samples B (default 1000)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
+    s.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level (default 0.05)")
+    s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
     s.add_argument("--counts", action="store_true", help="write per-pair counts")
     s.add_argument("--summary", default=None, help="also write the one-row summary here")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_bootstrap)
 
     s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
-    s.add_argument("--kind", required=True, choices=["swap", "stability", "bootstrap"])
+    s.add_argument("--kind", required=True, choices=["swap", "stability", "bootstrap"],
+                   help="which analysis the shard files hold")
     s.add_argument("--counts", action="store_true", help="keep merged counts (stability/bootstrap)")
     s.add_argument("--summary", default=None, help="bootstrap: also write the summary here")
-    s.add_argument("out")
-    s.add_argument("inputs", nargs="+")
+    s.add_argument("out", help="merged result (Parquet)")
+    s.add_argument("inputs", nargs="+", help="shard files (Parquet)")
     s.set_defaults(func=_run_merge)
 
     s = rs.add_parser("fit", help="extrapolate swap error rates: fits + summary")
@@ -352,20 +397,27 @@ def register(sub) -> None:
                    help="warn below this many runs (default 10 = 45 pairs)")
     s.add_argument("--min-comparisons", type=int, default=fits.MIN_COMPARISONS,
                    help="warn for bins with fewer comparisons (default 100)")
-    s.add_argument("--bin-width", type=float, default=0.01)
-    s.add_argument("--summary", default=None, help="write the summary row here")
-    s.add_argument("--out", required=True, help="fits Parquet")
+    s.add_argument("--bin-width", type=float, default=0.01,
+                   help="width of the counts' score-difference bins (default 0.01)")
+    s.add_argument("--summary", default=None,
+                   help="write the summary row here (Parquet); without it the summary is "
+                        "printed as TSV on stdout")
+    s.add_argument("--out", default=None, help="write the per-bin fits here (Parquet)")
     s.set_defaults(func=_run_fit)
 
     s = rs.add_parser("kendall", help="Kendall tau between rankings of matrices")
     s.add_argument("rankings", nargs="+", help="LABEL=matrix.csv (run scores = column means)")
-    s.add_argument("--include-baselines", action="store_true")
+    s.add_argument("--include-baselines", action="store_true",
+                   help="keep runs named baseline:*")
     s.add_argument("--swaps-out", default=None,
                    help="write swaps between the first two rankings (threshold, swaps, pairs)")
-    s.add_argument("--thresholds", default="0.05,0.07")
+    s.add_argument("--thresholds", default="0.05,0.07",
+                   help="score differences for the swap counts of --swaps-out "
+                        "(default 0.05,0.07)")
     s.add_argument("--variant", choices=list(ranking.VARIANTS), default=ranking.DEFAULT_VARIANT,
                    help=ranking.VARIANT_HELP)
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_kendall)
 
     s = rs.add_parser("extras", help="Kendall tau, ranking swaps, agreement, distributions, "
