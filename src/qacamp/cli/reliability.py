@@ -29,7 +29,6 @@ from ..progress import Progress
 from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking
 from ..reliability import swap as swap_api
-from ..reliability.swap import PAIRINGS, SWAP_SCHEMA, merge_swap
 from ..reliability.builders import from_scores_dir, read_matrix_file
 from ..reliability.matrix import normalise_measure
 from ..reliability.seeds import parse_grid, parse_shard, parse_size, parse_sizes
@@ -39,7 +38,7 @@ from ..reliability.stability import (
     stability_counts,
     summarize_stability,
 )
-from ..reliability.swap import check_sizes
+from ..reliability.swap import PAIRINGS, SWAP_SCHEMA, check_sizes, merge_swap
 from . import HELP
 
 #: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
