@@ -496,7 +496,7 @@ def test_latex_tables_compile(tmp_path, capsys):
         inputs += sorted(out.glob("*.tex"))
     doc = tmp_path / "doc.tex"
     doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
-                   "\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+                   "\\usepackage{booktabs,longtable}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                    "\\begin{document}\n" + "".join(f"\\input{{{p}}}\n" for p in inputs)
                    + "\\end{document}\n")
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],

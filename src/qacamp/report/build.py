@@ -79,7 +79,7 @@ def build_tables(c: Campaign) -> dict[str, Table]:
         for p in c.optional("distributions*.parquet"):
             frame = read_parquet(p)
             if frame.height:
-                out.append(T.distributions_table(frame, what=str(p), unit=c.unit))
+                out.append(T.distributions_table(frame, what=str(p), unit=c.count_unit))
     return {t.name: t for t in out}
 
 
