@@ -199,6 +199,8 @@ class ProgressLog:
                        "kept.")
         elif self.nothing_to_do and not self.outputs:
             out.append("qacamp: nothing to do: every result is up to date")
+        elif not self.jobs:
+            pass  # no step ran (--report, --unlock ...): Snakemake's own lines said it
         else:
             files = [p for p in self.outputs if not Path(p).name.startswith(".")]
             out.append(f"qacamp: done: {self.done} steps in {took}; {self._where(files)}")

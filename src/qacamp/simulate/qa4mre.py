@@ -110,6 +110,17 @@ def gold(seed: int, opts: Qa4mreOptions) -> tuple[Gold, str]:
     return gd, "".join(parts)
 
 
+def behaviour(g: np.random.Generator) -> tuple[float, float, float]:
+    """A run's habits, drawn from its generator: its bias towards "None of the
+    above" when wrong, the share of questions it leaves unanswered, and the
+    probability that an abstention carries a candidate answer."""
+    nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
+    share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
+    u = g.random()
+    p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+    return nca_bias, share, p_cand
+
+
 def run_xml(run_id: str, items: list[tuple[str, str, str, bool, str | None]]) -> str:
     """A QA4MRE run file: ``items`` are (t_id, r_id, q_id, unanswered, a_id or
     None) in gold order; an unanswered question with an ``a_id`` carries it as
@@ -160,10 +171,7 @@ def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = Non
         g = rng(seed, KIND, "run", r)
         z = evidence(seed, KIND, runs, r, difficulty, params)
         conf = confidence(g, z, float(runs.noise[r]))
-        nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
-        share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
-        u = g.random()
-        p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+        nca_bias, share, p_cand = behaviour(g)
         # a wrong choice: NCA with nca_bias when NCA is wrong, else one of the other wrong ones
         others = (gd.correct[:, None] + np.arange(1, 4)[None, :] - 1) % 4 + 1  # 3 non-gold of 1-4
         pick = others[np.arange(n), g.integers(0, 3, n)]
@@ -235,10 +243,7 @@ def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
         g = rng(seed, KIND, "real-run", r)
         z = evidence(seed, KIND, runs, r, difficulty, params)
         conf = confidence(g, z, float(runs.noise[r]))
-        nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
-        share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
-        u = g.random()
-        p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+        nca_bias, share, p_cand = behaviour(g)
         unanswered = lowest_share(conf, share)
         items = []
         for i, qid in enumerate(qids):
