@@ -209,6 +209,8 @@ def test_a_four_run_campaign_gives_no_required_difference(real):
             title = fig.axes[0].get_title()
             assert "too few runs (4) to estimate a required difference" in title
             assert "needed" not in title
+            legend = [t.get_text() for t in fig.legends[0].get_texts()]
+            assert not any(t.endswith("(decides)") for t in legend), legend
 
 
 @needs_make

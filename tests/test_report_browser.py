@@ -130,7 +130,9 @@ def test_demo_figures_name_measures_and_keep_labels_visible(demo):
                 s = pl.read_parquet(demo / c / "reliability" / f"{name}_summary.parquet")
                 req = s["required_difference"][0]
                 if req is not None:  # the deciding bin is drawn
-                    assert any(t.startswith(f"{req:.2f} \u2264 d <") and t.endswith("(decides)")
+                    # (with too few runs nothing decides: issue 20)
+                    assert any(t.startswith(f"{req:.2f} \u2264 d <") and t.endswith(
+                        ("(decides)", "(first under the level)"))
                                for t in texts), (c, name)
             if name == "stability":
                 box = fig.axes[0].get_window_extent()

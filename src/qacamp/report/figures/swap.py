@@ -116,7 +116,10 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     bins = list(bins) if bins is not None else bins_shown(fits, summary)
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
         (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+    from ..conclusions import too_few_runs
+
     row = _summary_row(summary)
+    too_few = bool(row) and too_few_runs(row)
     units = plural(unit)
     with style():
         fig, ax = new_figure(8.6, 4.6)
@@ -127,7 +130,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
             hi = fit["hi"][0] if fit.height else None
             name = bin_label(lo, hi)
             if b == row.get("required_bin"):
-                name += " (decides)"
+                # below the weak-evidence threshold of runs nothing is decided
+                name += " (first under the level)" if too_few else " (decides)"
             pts = obs.filter(pl.col("bin") == b).sort("size")
             ax.plot(pts["size"].to_numpy(), pts["error_rate"].to_numpy(), "o", ms=3,
                     color=color, alpha=0.6)
