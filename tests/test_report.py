@@ -279,7 +279,7 @@ def test_swap_summary_table_columns_follow_the_paper():
     assert row["sensitivity_pct"] == pytest.approx(58.4)
     md = to_markdown(t)
     # the measure's display label, no LaTeX-style escapes in Markdown
-    assert "| c@1 | 5.0 | 40 | 0.090 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
+    assert "| c@1 | 5.0 | 40 | 0.09 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
     assert "\\_" not in md
     assert "| accuracy | 5.0 | 40 | - |" in md  # level never reached
 
@@ -370,8 +370,11 @@ def test_cli_tables_qa4mre(tmp_path, capsys):
     listed = capsys.readouterr().out.split()
     assert listed == sorted(listed)
     names = {Path(p).name for p in listed}
-    for stem in ("runs", "c_at_1_vs_accuracy", "swap_summary", "bootstrap"):
+    for stem in ("runs", "swap_summary", "bootstrap"):
         assert {f"{stem}.tex", f"{stem}.md", f"{stem}.csv"} <= names
+    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table (issue 20)
+    assert not any(n.startswith("c_at_1_vs_accuracy") for n in names)
+    assert "Table 3" in (out / "runs.md").read_text()
     runs_csv = pl.read_csv(out / "runs.csv")
     src = pl.read_parquet(cdir / "scores" / "runs.parquet")
     for run in QA_COUNTS:
@@ -493,7 +496,7 @@ def test_latex_tables_compile(tmp_path, capsys):
         inputs += sorted(out.glob("*.tex"))
     doc = tmp_path / "doc.tex"
     doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
-                   "\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+                   "\\usepackage{booktabs,longtable}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                    "\\begin{document}\n" + "".join(f"\\input{{{p}}}\n" for p in inputs)
                    + "\\end{document}\n")
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],

@@ -110,6 +110,7 @@ def demo_workdir(tmp: Path) -> Path:
 
 
 _DEMO: list[Path] = []
+_DEMO_RES: list[subprocess.CompletedProcess] = []
 
 
 def demo_run(tmp_path_factory) -> Path:
@@ -121,7 +122,14 @@ def demo_run(tmp_path_factory) -> Path:
         res = make_run(work)
         assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
         _DEMO.append(work)
+        _DEMO_RES.append(res)
     return _DEMO[0]
+
+
+def demo_output(tmp_path_factory) -> subprocess.CompletedProcess:
+    """What the session's demo run printed (the README's command, as a person sees it)."""
+    demo_run(tmp_path_factory)
+    return _DEMO_RES[0]
 
 
 # --------------------------------------------------------------------------- comparing results

@@ -68,6 +68,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "qtype": S,
         "series": S,
         "topic": S,
+        "topic_name": S,
         "test": S,
         "language": S,
         "auxiliary_of": S,

@@ -30,6 +30,7 @@ HELP = {
     "report": "write the overview paper's tables, figures and pages",
     "manifest": "write the provenance manifest of a campaign's results",
     "duckdb": "(re)build <campaign folder>/campaign.duckdb: one SQL view per Parquet table",
+    "run": "run the whole workflow on a config in the current folder (as `make run`)",
 }
 SUBCOMMANDS = tuple(HELP)
 

@@ -29,7 +29,8 @@ from ..ingest import read_resolved
 from ..io import read_parquet, write_parquet
 from ..progress import Progress
 from ..reliability import bootstrap as bs
-from ..reliability import curves, extras, fits, ranking, shards, swap
+from ..reliability import curves, extras, fits, ranking, shards
+from ..reliability import swap as swap_api
 from ..reliability.builders import from_scores_dir, read_matrix_file
 from ..reliability.matrix import normalise_measure
 from ..reliability.seeds import fit_sizes, parse_grid, parse_shard, parse_size, parse_sizes
@@ -40,7 +41,8 @@ from ..reliability.stability import (
     stability_counts,
     summarize_stability,
 )
-from ..reliability.swap import check_sizes
+from ..reliability.swap import PAIRINGS, SWAP_SCHEMA, check_sizes, merge_swap
+from ..reliability.swap import memory_bytes as swap_memory
 from . import HELP
 
 #: measure name (and trial seed name) of a ``--matrix`` file given without ``--measure``
@@ -72,8 +74,11 @@ def _add_input(p: argparse.ArgumentParser) -> None:
     g.add_argument("--measure", default=None,
                    help="measure name (selects rows with --scores; names the matrix and seeds "
                    f"the trials; a --matrix without it is called {DEFAULT_MATRIX_MEASURE!r})")
-    g.add_argument("--unit", default="question", choices=["question", "series", "test", "topic", "qtype"])
-    g.add_argument("--judgment-set", default=None)
+    g.add_argument("--unit", default="question",
+                   choices=["question", "series", "test", "topic", "qtype"],
+                   help="the unit the subsets are drawn from, with --scores (default question)")
+    g.add_argument("--judgment-set", default=None,
+                   help="judgment set, with --scores (default: the only or primary one)")
     g.add_argument("--include-baselines", action="store_true",
                    help="keep runs named baseline:*")
     g.add_argument("--aggregator", default=None, choices=["mean", "c_at_1", "cws"],
@@ -156,6 +161,22 @@ def _too_big(what: str) -> str:
     return f"use fewer {what}, or more shards (--shard I/N) so that each job holds less"
 
 
+def tsv(df: pl.DataFrame) -> str:
+    """A frame as tab-separated text: a header line, every row, nothing
+    truncated; floats written exactly (shortest repr), nulls empty."""
+    return df.write_csv(None, separator="\t")
+
+
+def _emit(df: pl.DataFrame, out: str | None, what: str, summary: str) -> None:
+    """Write ``df`` to ``out`` (Parquet) and a one-line ``summary`` on stderr;
+    without ``out``, print ``df`` as TSV on stdout (for scripts, as trec_eval)."""
+    if out:
+        write_parquet(df, out)
+        print(f"qacamp reliability {what}: {summary}; wrote {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(tsv(df))
+
+
 def _run_swap(args) -> int:
     _check_common(args, "swap")
     with _config_key(args, "swap.bin_width"):
@@ -168,16 +189,18 @@ def _run_swap(args) -> int:
     with _config_key(args, "swap.trials"):
         check_memory(f"--trials {args.trials} (shard {i}/{n}: {_shard_trials(args.trials, i, n)}"
                      f" trials of {len(sizes)} sizes, {m.n_runs} runs, {args.bins} bins)",
-                     swap.memory_bytes(m.n_runs, sizes, _shard_trials(args.trials, i, n),
-                                       args.bins, args.pairing), _too_big("trials"))
+                     swap_memory(m.n_runs, sizes, _shard_trials(args.trials, i, n),
+                                 args.bins, args.pairing), _too_big("trials"))
     bar = Progress(f"swap {m.measure} shard {i}/{n} (size x trial)", 1)
-    df = swap.swap_counts(m, sizes, args.trials, args.seed, _seed_name(args, m),
-                          args.bin_width, args.bins, args.pairing, i, n, progress=bar.report)
+    df = swap_api(m, sizes, args.trials, args.seed, _seed_name(args, m), args.bin_width,
+                  args.bins, args.pairing, i, n, progress=bar.report)
     if args.shard:
         df = shards.tag(df, i, n, args.seed, shards.settings_text(
             "swap", m, measure=_seed_name(args, m), sizes=sizes, trials=args.trials,
             bin_width=args.bin_width, bins=args.bins, pairing=args.pairing))
-    write_parquet(df, args.out)
+    _emit(df, args.out, "swap", f"{m.measure}: {len(sizes)} sizes x {args.trials} trials "
+          f"(shard {i}/{n}), {m.n_runs} runs, {int(df['comparisons'].sum()):,} comparisons "
+          f"and {int(df['swaps'].sum()):,} swaps")
     return 0
 
 
@@ -201,7 +224,9 @@ def _run_stability(args) -> int:
             "stability", m, measure=_seed_name(args, m), size=size, trials=args.trials,
             fuzz=fuzz, pairing=args.pairing))
     out = counts if args.shard or args.counts else summarize_stability(counts)
-    write_parquet(out, args.out)
+    _emit(out, args.out, "stability", f"{m.measure}: subsets of {size} x {args.trials} trials "
+          f"(shard {i}/{n}), {m.n_runs} runs, {out['fuzziness'].n_unique()} fuzziness values"
+          + (" (pair counts)" if args.shard or args.counts else ""))
     return 0
 
 
@@ -222,10 +247,13 @@ def _run_bootstrap(args) -> int:
             "bootstrap", m, measure=_seed_name(args, m), samples=args.samples,
             alpha=args.alpha))
     if args.shard or args.counts:
-        write_parquet(counts, args.out)
+        _emit(counts, args.out, "bootstrap", f"{m.measure}: pair counts of {counts.height:,} "
+              f"run pairs (shard {i}/{n})")
     else:
         pairs, summary = bs.bootstrap_results(counts)
-        write_parquet(pairs, args.out)
+        k = int(pairs["significant"].cast(pl.Int64).sum()) if pairs.height else 0
+        _emit(pairs, args.out, "bootstrap", f"{m.measure}: {k:,} of {pairs.height:,} run "
+              f"pairs significant at alpha {args.alpha:g} ({args.samples:,} samples)")
         if args.summary:
             write_parquet(summary, args.summary)
     return 0
@@ -240,7 +268,7 @@ def _read_all(paths) -> list[pl.DataFrame]:
     return frames
 
 
-_KIND_COLUMNS = {"swap": swap.SWAP_SCHEMA, "stability": STABILITY_COUNTS,
+_KIND_COLUMNS = {"swap": SWAP_SCHEMA, "stability": STABILITY_COUNTS,
                  "bootstrap": bs.COUNT_SCHEMA}
 
 
@@ -259,7 +287,7 @@ def _run_merge(args) -> int:
                              f"pass files written by `reliability {args.kind} --shard I/N`")
     frames = shards.check_shards(args.kind, args.inputs, frames)
     if args.kind == "swap":
-        out = swap.merge_swap(frames)
+        out = merge_swap(frames)
     elif args.kind == "stability":
         merged = merge_stability_counts(frames)
         out = merged if args.counts else summarize_stability(merged)
@@ -317,11 +345,14 @@ def _run_fit(args) -> int:
         _warn("fit", [f"no matrix given: the number of runs was not checked and {needs}"])
     warning = summary["warning"][0]
     _warn("fit", warning.split("; ") if warning else [])
-    write_parquet(fit_df, args.out)
+    # the result a script wants is the summary: TSV on stdout unless --summary
+    # names its file; the per-bin fits only with --out
+    if args.out:
+        write_parquet(fit_df, args.out)
     if args.summary:
         write_parquet(summary, args.summary)
     else:
-        print(summary)
+        sys.stdout.write(tsv(summary))
     return 0
 
 
@@ -338,13 +369,12 @@ def _run_kendall(args) -> int:
         raise UsageError("kendall needs at least two rankings (LABEL=matrix.csv ...)")
     long = pl.concat(frames)
     table = ranking.tau_table(long, variant=args.variant)
-    write_parquet(table, args.out)
+    _emit(table, args.out, "kendall", f"{table.height} pairs of rankings ({args.variant})")
     if args.swaps_out:
         j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
         sw = ranking.ranking_swaps(j["score"].to_numpy(), j["score_b"].to_numpy(),
                                    parse_grid(args.thresholds))
         write_parquet(sw, args.swaps_out)
-    print(table)
     return 0
 
 
@@ -390,7 +420,8 @@ def _run_extras(args) -> int:
                                      parse_grid(args.thresholds), args.kendall_variant, tests)
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
-    print(results["kendall"])
+    print(f"qacamp reliability extras: wrote {', '.join(f'{n}.parquet' for n in results)} "
+          f"to {out}", file=sys.stderr)
     return 0
 
 
@@ -406,13 +437,19 @@ def register(sub) -> None:
                         "size the collection allows), step 'auto' (about 25 sizes)")
     _config_prefix(s)
     _fit_option(s)
-    s.add_argument("--trials", type=int, default=50)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--bin-width", type=float, default=0.01)
-    s.add_argument("--bins", type=int, default=21)
-    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--trials", type=int, default=50, help="trials per size (default 50)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed: trials are seeded by (seed, measure, size, trial) (default 0)")
+    s.add_argument("--bin-width", type=float, default=0.01,
+                   help="width of the score-difference bins (default 0.01)")
+    s.add_argument("--bins", type=int, default=21,
+                   help="number of bins, the last one open (default 21: d >= 0.20)")
+    s.add_argument("--pairing", choices=list(PAIRINGS), default="shared",
+                   help="shared: a trial's two subsets serve every pair (Voorhees); per-pair: "
+                        "each pair draws its own (c@1 paper)")
     s.add_argument("--shard", default=None, help="I/N: run only shard I (0-based) of N")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_swap)
 
     s = rs.add_parser("stability", help="stability vs discrimination: fuzziness, error_rate, prop_ties")
@@ -421,24 +458,31 @@ def register(sub) -> None:
                    help="subset size: an integer or 'half' (half the collection)")
     _config_prefix(s)
     _fit_option(s)
-    s.add_argument("--trials", type=int, default=100)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--fuzz", default="0.01:0.10:0.01")
-    s.add_argument("--pairing", choices=list(swap.PAIRINGS), default="shared")
+    s.add_argument("--trials", type=int, default=100, help="trials (default 100)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed: trials are seeded by (seed, measure, size, trial) (default 0)")
+    s.add_argument("--fuzz", default="0.01:0.10:0.01", metavar="GRID",
+                   help="fuzziness values f, start:stop:step or a,b,c (default 0.01:0.10:0.01)")
+    s.add_argument("--pairing", choices=list(PAIRINGS), default="shared",
+                   help="shared: one subset per trial for every pair; per-pair: one per pair")
     s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
     s.add_argument("--counts", action="store_true", help="write pair counts, not the summary")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_stability)
 
     s = rs.add_parser("bootstrap", help="Sakai's paired bootstrap test, discriminative power")
     _add_input(s)
-    s.add_argument("--samples", type=int, default=1000)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--alpha", type=float, default=0.05)
-    s.add_argument("--shard", default=None)
+    s.add_argument("--samples", type=int, default=1000,
+                   help="bootstrap samples B (default 1000)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
+    s.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level (default 0.05)")
+    s.add_argument("--shard", default=None, help="I/N: write pair counts of shard I (0-based)")
     s.add_argument("--counts", action="store_true", help="write per-pair counts")
     s.add_argument("--summary", default=None, help="also write the one-row summary here")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_bootstrap)
 
     from . import significance
@@ -447,12 +491,13 @@ def register(sub) -> None:
 
     s = rs.add_parser("merge", help="sum shard outputs: merge --kind K OUT IN...")
     s.add_argument("--kind", required=True,
-                   choices=["swap", "stability", "bootstrap", "significance"])
+                   choices=["swap", "stability", "bootstrap", "significance"],
+                   help="which analysis the shard files hold")
     s.add_argument("--counts", action="store_true", help="keep merged counts (stability/bootstrap)")
     s.add_argument("--summary", default=None,
                    help="bootstrap, significance: also write the summary here")
-    s.add_argument("out")
-    s.add_argument("inputs", nargs="+")
+    s.add_argument("out", help="merged result (Parquet)")
+    s.add_argument("inputs", nargs="+", help="shard files (Parquet)")
     s.set_defaults(func=_run_merge)
 
     s = rs.add_parser("fit", help="extrapolate swap error rates: fits + summary")
@@ -482,20 +527,27 @@ def register(sub) -> None:
                    help="warn below this many runs (default 10 = 45 pairs)")
     s.add_argument("--min-comparisons", type=int, default=fits.MIN_COMPARISONS,
                    help="warn for bins with fewer comparisons (default 100)")
-    s.add_argument("--bin-width", type=float, default=0.01)
-    s.add_argument("--summary", default=None, help="write the summary row here")
-    s.add_argument("--out", required=True, help="fits Parquet")
+    s.add_argument("--bin-width", type=float, default=0.01,
+                   help="width of the counts' score-difference bins (default 0.01)")
+    s.add_argument("--summary", default=None,
+                   help="write the summary row here (Parquet); without it the summary is "
+                        "printed as TSV on stdout")
+    s.add_argument("--out", default=None, help="write the per-bin fits here (Parquet)")
     s.set_defaults(func=_run_fit)
 
     s = rs.add_parser("kendall", help="Kendall tau between rankings of matrices")
     s.add_argument("rankings", nargs="+", help="LABEL=matrix.csv (run scores = column means)")
-    s.add_argument("--include-baselines", action="store_true")
+    s.add_argument("--include-baselines", action="store_true",
+                   help="keep runs named baseline:*")
     s.add_argument("--swaps-out", default=None,
                    help="write swaps between the first two rankings (threshold, swaps, pairs)")
-    s.add_argument("--thresholds", default="0.05,0.07")
+    s.add_argument("--thresholds", default="0.05,0.07",
+                   help="score differences for the swap counts of --swaps-out "
+                        "(default 0.05,0.07)")
     s.add_argument("--variant", choices=list(ranking.VARIANTS), default=ranking.DEFAULT_VARIANT,
                    help=ranking.VARIANT_HELP)
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", default=None, help="write the result here (Parquet) and a one-line summary on stderr; "
+                        "without it the result is printed as TSV on stdout")
     s.set_defaults(func=_run_kendall)
 
     s = rs.add_parser("extras", help="Kendall tau, ranking swaps, agreement, distributions, "

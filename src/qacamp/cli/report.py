@@ -33,11 +33,12 @@ def _print(paths: list[Path]) -> None:
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
-    from ..report.build import build_tables, write_tables
+    from ..report.build import build_tables, latex_label_prefix, write_tables
     from ..report.campaign import Campaign
 
     c = Campaign(args.campaign_dir, args.judgment_set, args.measure, not args.no_reliability)
-    _print(write_tables(list(build_tables(c).values()), Path(args.out)))
+    _print(write_tables(list(build_tables(c).values()), Path(args.out),
+                        latex_label_prefix(c.name)))
     return 0
 
 
@@ -51,10 +52,11 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 
 def cmd_editions(args: argparse.Namespace) -> int:
-    from ..report.build import build_editions, write_tables
+    from ..report.build import build_editions, latex_label_prefix, write_tables
 
     table = build_editions(args.campaign_dir, args.judgment_set, args.measure_name)
-    _print(write_tables([table], Path(args.out)))
+    # the overview's labels: tab:overview-editions (unique beside the campaigns')
+    _print(write_tables([table], Path(args.out), latex_label_prefix(Path(args.out).name)))
     return 0
 
 

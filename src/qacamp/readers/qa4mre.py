@@ -7,7 +7,8 @@ Gold / test set::
         <answer a_id [correct="Yes"]>text</answer> ...</q> ...
 
 Canonical ids: question ``t_id.r_id.q_id``, reading test ``t_id.r_id``, topic
-``t_id``.  An option whose text is "None of the above" (any case, one-letter typos tolerated) has
+``t_id``; the topic's ``t_name`` ("AIDS", "Climate Change") is kept as
+``topic_name`` (null when absent).  An option whose text is "None of the above" (any case, one-letter typos tolerated) has
 ``is_noa = true``.  Questions numbered above ``main_questions`` (default 15)
 are auxiliary; ``auxiliary_of`` is ``t_id.r_id.<aux_of>`` when the ``<q>``
 has an ``aux_of`` or ``main_q_id`` attribute, else null.  A test set without
@@ -175,6 +176,7 @@ def read_gold(path: str | Path, main_questions: int = 15, language: str = "EN",
             raise InputError(path, doc.at(topic, wt), f"topic {t_id} appears twice",
                              "give every topic its own t_id")
         topics.add(t_id)
+        t_name = norm_space(topic.get("t_name") or "") or None
         for rt in topic.iter("reading-test"):
             wr = f"{describe(rt, 'r_id')} in {wt}"
             r_id = doc.id(rt, "r_id", wr)
@@ -197,7 +199,8 @@ def read_gold(path: str | Path, main_questions: int = 15, language: str = "EN",
                 auxiliary_of = f"{test}.{aux}" if aux and int(q_id) > main_questions else None
                 q_str = q.find("q_str")
                 text = norm_space(all_text(q_str)) if q_str is not None else ""
-                qrows.append({"qid": qid, "qtype": "MC", "topic": t_id, "test": test,
+                qrows.append({"qid": qid, "qtype": "MC", "topic": t_id, "topic_name": t_name,
+                              "test": test,
                               "language": language, "auxiliary_of": auxiliary_of,
                               "position": len(qrows) + 1, "text": text})
                 orows += _options(doc, q, qid, wq)
@@ -207,7 +210,8 @@ def read_gold(path: str | Path, main_questions: int = 15, language: str = "EN",
                          "check that this is a QA4MRE gold standard or test set")
     _check_gold(doc, orows, require_correct)
     questions = pl.DataFrame(qrows, schema_overrides={"position": pl.Int32,
-                                                      "auxiliary_of": pl.String})
+                                                      "auxiliary_of": pl.String,
+                                                      "topic_name": pl.String})
     return (tables.conform("questions", questions, str(path)),
             tables.conform("options", pl.DataFrame(orows), str(path)))
 

@@ -59,7 +59,11 @@ from .matrix import ScoreMatrix
 from .ranking import kendall_tau, ranking_swaps, tau_table, tied_pairs
 from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rng, trial_seed
 from .stability import merge_stability_counts, stability, stability_counts, summarize_stability
-from .swap import error_rates, merge_swap, swap_counts
+from .swap import as_matrix, error_rates, merge_swap, swap, swap_counts
+
+# ``qacamp.reliability.swap`` and ``.stability`` are the functions (the notebook
+# API: ``qacamp.reliability.swap(scores, sizes, ...)``); their modules are
+# imported by their full names (``from qacamp.reliability.swap import ...``).
 
 __all__ = [
     "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
@@ -69,5 +73,5 @@ __all__ = [
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",
     "ranking_swaps", "read_matrix_file", "required_difference", "shard_trials", "stability",
     "stability_counts", "stable_hash", "summarize", "summarize_stability", "swap_counts",
-    "tau_table", "trial_rng", "trial_seed",
+    "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix",
 ]

@@ -17,7 +17,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..io import read_parquet
-from ..measures import pan, pan_frames
+from ..measures import nonresponse, pan, pan_frames
 from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
 
 
@@ -78,13 +78,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     agg = OUTCOME_MEASURES[m]
     if agg == "mean":
         vals = np.zeros(shape)
-        if m == "accuracy":
-            cell = is_r.astype(np.float64)
-        elif m == "qa4mre_accuracy":
-            cell = (is_r | (outcome == "UR").fill_null(False).to_numpy()).astype(np.float64)
-        else:
-            cell = np.where(is_r, 1.0, np.where(is_u, 0.0, -1.0))
-        vals[ui, ri] = cell
+        # the measure's per-question value (one definition: nonresponse.PER_QUESTION)
+        vals[ui, ri] = nonresponse.outcome_values(outcome, m).to_numpy()
         return ScoreMatrix(units, runs, "mean", values=vals, measure=m)
     right = np.zeros(shape, bool)
     right[ui, ri] = is_r

@@ -87,9 +87,18 @@ def swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None,
 
 def swap_title(measure: str, full_size: int, level: float, unit: str,
                required_difference: float | None, row: dict) -> str:
+    """The figure's title: the measure, and what is read from the curves; below
+    the weak-evidence threshold of runs, that no required difference is
+    estimated (the page's sentence says the same)."""
+    from ..conclusions import too_few_runs
+
     units = plural(unit)
     title = f"Swap method, {label(measure)}: error rate by score difference d"
-    if required_difference is not None and not math.isnan(required_difference):
+    if row and too_few_runs(row):
+        n = row.get("n_runs")
+        title += (f"\ntoo few runs{f' ({n})' if n is not None else ''} to estimate a "
+                  "required difference")
+    elif required_difference is not None and not math.isnan(required_difference):
         where = (f"observed at c = {row['observed_at']} {units}" if row.get("mode") == "observed"
                  else f"extrapolated to {full_size} {units}")
         title += (f"\nd \u2265 {required_difference:.2f} needed for \u2264 {level:.0%} error "
@@ -117,7 +126,10 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     bins = list(bins) if bins is not None else bins_shown(fits, summary)
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
         (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+    from ..conclusions import too_few_runs
+
     row = _summary_row(summary)
+    too_few = bool(row) and too_few_runs(row)
     units = plural(unit)
     with style():
         fig, ax = new_figure(8.6, 4.6)
@@ -128,7 +140,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
             hi = fit["hi"][0] if fit.height else None
             name = bin_label(lo, hi)
             if b == row.get("required_bin"):
-                name += " (decides)"
+                # below the weak-evidence threshold of runs nothing is decided
+                name += " (first under the level)" if too_few else " (decides)"
             pts = obs.filter(pl.col("bin") == b).sort("size")
             ax.plot(pts["size"].to_numpy(), pts["error_rate"].to_numpy(), "o", ms=3,
                     color=color, alpha=0.6)
@@ -168,7 +181,9 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                      else f"bins from {first['lo'][0]:.2f} shown")
         fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True,
                    title=f"Score difference d\n({shown})", title_fontsize=8)
-        footnote(fig, swap_footnote(fits, summary), width=150)
+        # weak-evidence warnings are said once, in the page's sentence and the
+        # swap summary's notes; the title carries the one that voids the reading
+        footnote(fig, swap_footnote(fits, summary, warning=False), width=150)
     return fig
 
 

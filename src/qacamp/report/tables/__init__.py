@@ -26,6 +26,8 @@ from .base import (
     choose_judgment_set,
     measure_header,
     questions_per_run,
+    score_decimals,
+    score_format,
     wide_scores,
 )
 from .reliability import (
@@ -60,6 +62,7 @@ from .significance import (
 
 __all__ = ["ALIASES", "BLOCK_BASELINES", "BLOCK_RUNS", "FORMATS", "Column", "Table", "cap",
            "choose_judgment_set", "measure_header", "questions_per_run", "wide_scores",
+           "score_decimals", "score_format",
            "agreement_counts", "agreement_table", "bootstrap_table", "comparison_of",
            "distributions_table", "generic_table", "kendall_table",
            "ranking_text", "swap_summary_table", "PAN_TABLE_MEASURES", "breakdown_table",
