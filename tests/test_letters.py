@@ -57,3 +57,25 @@ def test_test_letters_follow_the_adjusted_decisions():
     assert eq["letters"].to_list() == ["a", "ab", "b"]
     with pytest.raises(UsageError, match="lack the pair"):
         significance_letters(["a", "b", "c"], [0.6, 0.5, 0.4], pairs.head(2), 0.05)
+
+
+def test_no_swap_letters_when_too_few_runs_to_estimate_a_required_difference():
+    """Issue 20 item 2: below the weak-evidence threshold of runs the swap
+    method estimates no required difference, so no letters are drawn from it
+    (the test's letters stay); the warning text is the one fit_swap writes."""
+    from qacamp.reliability.extras import equivalence_frame
+    from qacamp.reliability.fits import FEW_RUNS, too_few_runs
+
+    assert too_few_runs(f"{FEW_RUNS}4 runs (6 pairs); another item")
+    assert not too_few_runs("error rate above 5% in a higher bin")
+    runs = pl.DataFrame({"judgment_set": "adj", "run": ["a", "b", "c", "d"], "measure": "c_at_1",
+                         "scope": "all", "unit": "all", "value": [0.6, 0.5, 0.4, 0.1]})
+    pairs = pl.DataFrame({"run_a": ["a", "a", "a", "b", "b", "c"],
+                          "run_b": ["b", "c", "d", "c", "d", "d"], "test": "tukey-hsd",
+                          "significant": [False, False, True, False, True, True],
+                          "alpha": 0.05})
+    eq = equivalence_frame(runs, "c_at_1", "adj", 0.05, pairs, swap=False)
+    assert eq["criterion"].unique().to_list() == ["tukey-hsd"]
+    assert equivalence_frame(runs, "c_at_1", "adj", 0.05, swap=False).height == 0
+    with_swap = equivalence_frame(runs, "c_at_1", "adj", 0.05)
+    assert with_swap["criterion"].unique().to_list() == ["swap"]

@@ -93,8 +93,10 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
     assert f"Topics {matrix.height}" in text and matrix.height == 150
     assert f"The best participants' run is {best} with ap {means[best]:.3f}" in text
     runs = Tables(html).tables["runs"]
-    assert runs["headers"] == ["Run", "ap"]  # the organizer's name, not "Ap"
-    assert runs["rows"][0] == [best, f"{means[best]:.3f}"]
+    # the organizer's name, not "Ap" (then the letters of runs that cannot be told apart)
+    assert runs["headers"][:2] == ["Run", "ap"]
+    assert all(h.startswith("Letters") for h in runs["headers"][2:])
+    assert runs["rows"][0][:2] == [best, f"{means[best]:.3f}"]
     assert "150 topics" in runs["caption"]
     assert "judgment set" not in text and "Questions 0" not in text
     index = Tables((real / "index.html").read_text(encoding="utf-8")).tables["campaigns"]
@@ -287,7 +289,8 @@ def test_qa4mre_topic_names_from_the_gold_are_kept_and_shown(real):
     assert dict(q.select("topic", "topic_name").unique().iter_rows()) == names
     t = tables(real, "qa4mre2012")
     order = sorted(names, key=int)
-    assert t["runs"]["headers"][-4:] == [f"c@1 {names[k]}" for k in order]
+    assert [h for h in t["runs"]["headers"] if h.startswith("c@1 ")] == \
+        [f"c@1 {names[k]}" for k in order]
     assert column(t["by_topic"], "Name") == [names[k] for k in order]
 
 
@@ -328,7 +331,7 @@ def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits
     for h in t["runs"]["headers"]:
         if h in measures or h.startswith("c@1 "):
             shown += column(t["runs"], h)
-    for name in ("by_topic", "by_qtype", "equivalence"):
+    for name in ("by_topic", "by_qtype"):
         if name in t:
             for h in ("Mean", "Median", "Best", "Worst"):
                 if h in t[name]["headers"]:
@@ -339,7 +342,8 @@ def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits
     shown.append(best.group(1))
     bad = [v for v in shown if v not in ("\u2013", "-") and not re.fullmatch(
         rf"-?\d+\.\d{{{digits}}}", v)]
-    assert len(shown) > 20 and bad == [], bad[:10]
+    # at least the run table's measures of the 5 PAN runs (15 cells)
+    assert len(shown) >= 15 and bad == [], bad[:10]
 
 
 @needs_make

@@ -32,6 +32,7 @@ from ..reliability import bootstrap as bs
 from ..reliability import curves, extras, fits, ranking, shards
 from ..reliability import swap as swap_api
 from ..reliability.builders import from_scores_dir, read_matrix_file
+from ..reliability.fits import too_few_runs
 from ..reliability.matrix import normalise_measure
 from ..reliability.seeds import fit_sizes, parse_grid, parse_shard, parse_size, parse_sizes
 from ..reliability.stability import COUNT_SCHEMA as STABILITY_COUNTS
@@ -402,12 +403,16 @@ def _run_extras(args) -> int:
     tables = {t: _read_all([scores / f"{t}.parquet"])[0] for t in ("runs", "units")}
     tables.update({t: _read_all([ingest / f"{t}.parquet"])[0] for t in ("questions", "judgments")})
     summaries: dict[str, float | None] = {}
+    few: set[str] = set()
     for p in map(Path, args.summary):
         frame = _read_all([p])[0]
         if "required_difference" not in frame.columns or frame.height != 1:
             raise InputError(p, None, "not a one-row swap summary with required_difference",
                              "pass the --summary file of `reliability fit`")
-        summaries[_summary_measure(p, frame)] = frame["required_difference"][0]
+        measure = _summary_measure(p, frame)
+        summaries[measure] = frame["required_difference"][0]
+        if "warning" in frame.columns and too_few_runs(frame["warning"][0]):
+            few.add(measure)
     tests = {}
     for p in map(Path, args.significance):
         frame = _read_all([p])[0]
@@ -417,7 +422,8 @@ def _run_extras(args) -> int:
                              "pass the --out file of `reliability significance` (or its merge)")
         tests[normalise_measure(frame["measure"][0])] = frame
     results = extras.campaign_extras(tables, kind, primary, order, measures, summaries,
-                                     parse_grid(args.thresholds), args.kendall_variant, tests)
+                                     parse_grid(args.thresholds), args.kendall_variant, tests,
+                                     few_runs=few)
     for name, frame in results.items():
         write_parquet(frame, out / f"{name}.parquet")
     print(f"qacamp reliability extras: wrote {', '.join(f'{n}.parquet' for n in results)} "

@@ -118,7 +118,9 @@ def register(rs, add_input, config_prefix) -> None:
     s.add_argument("--exact", action="store_true",
                    help="randomisation test only: enumerate all 2^n swap assignments "
                    "(n <= 20 units) instead of drawing --permutations")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed: permutations are seeded by (seed, measure, test, permutation "
+                        "index) only, so any shard count gives the same result (default 0)")
     s.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     s.add_argument("--shard", default=None,
                    help="I/N: write the per-pair counts of shard I (0-based) of N; merge them "

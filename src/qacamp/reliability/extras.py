@@ -217,21 +217,26 @@ def boxplot_frame(runs: pl.DataFrame, primary: str, measure: str = "series_score
 
 def equivalence_frame(runs: pl.DataFrame, measure: str, primary: str,
                       required_difference: float | None,
-                      significance: pl.DataFrame | None = None) -> pl.DataFrame:
+                      significance: pl.DataFrame | None = None,
+                      swap: bool = True) -> pl.DataFrame:
     """Runs that cannot be distinguished (see the module docstring); a null/NaN
-    required difference leaves every pair indistinguishable."""
+    required difference leaves every pair indistinguishable; ``swap=False``
+    (too few runs to estimate a required difference) leaves the swap
+    criterion out."""
     _require(runs, measure, primary)
     rd = required_difference
     if rd is not None and isinstance(rd, float) and math.isnan(rd):
         rd = None
     s = run_scores(runs, measure, primary)
-    parts = [swap_letters(s["run"].to_list(), s["score"].to_numpy(), rd)]
+    parts = [swap_letters(s["run"].to_list(), s["score"].to_numpy(), rd)] if swap else []
     if significance is not None:
         alpha = None
         if "alpha" in significance.columns and significance.height:
             alpha = float(significance["alpha"][0])
         parts.append(significance_letters(s["run"].to_list(), s["score"].to_numpy(),
                                           significance, alpha))
+    if not parts:
+        return pl.DataFrame(schema=EQUIVALENCE_SCHEMA)
     return pl.concat(parts).cast(EQUIVALENCE_SCHEMA)
 
 
@@ -239,13 +244,15 @@ def campaign_extras(tables: dict[str, pl.DataFrame], kind: str, primary: str,
                     order: Iterable[str], measures: list[str],
                     required: dict[str, float | None], thresholds: Iterable[float],
                     variant: str = DEFAULT_VARIANT,
-                    significance: dict[str, pl.DataFrame] | None = None
-                    ) -> dict[str, pl.DataFrame]:
+                    significance: dict[str, pl.DataFrame] | None = None,
+                    few_runs: Iterable[str] = ()) -> dict[str, pl.DataFrame]:
     """Every campaign-level analysis, by output name: ``kendall``,
     ``ranking_swaps``, ``agreement``, ``distributions``, ``boxplot`` and one
     ``equivalence_<measure>`` per measure with a required difference in
     ``required`` (with the test's letters too when ``significance`` holds the
-    measure's per-pair significance frame).  ``tables`` holds the scores' ``runs`` and ``units`` and the
+    measure's per-pair significance frame; without the swap method's letters
+    for the measures in ``few_runs``, whose swap summary says the campaign has
+    too few runs to estimate a required difference).  ``tables`` holds the scores' ``runs`` and ``units`` and the
     ingest's ``questions`` and ``judgments``.  Everything is computed before the
     caller writes anything, so a failure leaves no partial set of outputs."""
     significance = significance or {}
@@ -265,5 +272,6 @@ def campaign_extras(tables: dict[str, pl.DataFrame], kind: str, primary: str,
     for m in measures:
         if m in required:
             out[f"equivalence_{m}"] = equivalence_frame(runs, m, primary, required[m],
-                                                        significance.get(m))
+                                                        significance.get(m),
+                                                        swap=m not in set(few_runs))
     return out

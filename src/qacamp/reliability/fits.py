@@ -290,6 +290,13 @@ def warning_items(warning: str | None) -> list[str]:
     return [w for w in (warning or "").split("; ") if w]
 
 
+def too_few_runs(warning: str | None) -> bool:
+    """The summary's warning says the campaign has fewer runs than the
+    weak-evidence threshold: its required difference is not an estimate (no
+    sentence, figure or letters are drawn from it)."""
+    return any(w.startswith(FEW_RUNS) for w in warning_items(warning))
+
+
 def weak_evidence(fits: pl.DataFrame, s: FitSettings, req: int | None,
                   n_runs: int | None) -> list[str]:
     """The summary's warnings (see the module docstring); no warning is about
@@ -417,4 +424,4 @@ def describe(summary: pl.DataFrame) -> str:
 __all__ = ["FIT_SCHEMA", "SUMMARY_SCHEMA", "MODES", "FitSettings", "parse_fitted_bins",
            "fit_bins", "required_difference", "summarize", "fit_swap", "weak_evidence",
            "describe", "bin_label", "MIN_RUNS", "MIN_COMPARISONS", "DEFAULT_MIN_FIT_SIZE",
-           "FEW_RUNS", "NON_MONOTONE", "warning_items"]
+           "FEW_RUNS", "NON_MONOTONE", "warning_items", "too_few_runs"]

@@ -211,7 +211,10 @@ def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     ``observed_at`` (x: the bin's lower edge; the open last bin ``d >= 0.20``),
     the ``level`` line, and the deciding bin marked (the summary's
     ``required_bin``; its lower edge is the required difference)."""
+    from ..conclusions import too_few_runs
+
     row = _summary_row(summary)
+    too_few = bool(row) and too_few_runs(row)
     size = int(row.get("observed_at") or counts["size"].max())
     pts = observed_points(counts, fits, size)
     units = plural(unit)
@@ -224,10 +227,12 @@ def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
         hit = pts.filter(pl.col("bin") == req) if req is not None else pts.head(0)
         if hit.height:
             lo, err = float(hit["lo"][0]), float(hit["error_rate"][0])
+            # below the weak-evidence threshold of runs nothing is decided
+            what = "first under the level" if too_few else "decides"
             ax.plot([lo], [err], "o", ms=9, mfc="none", mec=LEVEL_COLOR, mew=1.8,
-                    label=f"{bin_label(lo, hit['hi'][0])} (decides)")
+                    label=f"{bin_label(lo, hit['hi'][0])} ({what})")
             ax.axvline(lo, color=LEVEL_COLOR, lw=0.8, ls="--")
-            ax.annotate(f"decides: d \u2265 {lo:.2f} (error {err:.1%})", (lo, err),
+            ax.annotate(f"{what}: d \u2265 {lo:.2f} (error {err:.1%})", (lo, err),
                         xytext=(6, 12), textcoords="offset points", color=LEVEL_COLOR,
                         fontsize=8)
         ax.set_xlabel("Score difference d (lower edge of its bin; last bin open)")
@@ -235,13 +240,20 @@ def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
         ax.set_xlim(-0.005, max(float(x.max()) if len(x) else 0.2, 0.2) + 0.01)
         ax.set_ylim(0, None)
         ax.set_title(f"Swap method, {label(measure)}: error rate by score difference d\n"
-                     f"at c = {size} {units}: " + _observed_headline(row, level), fontsize=9.5)
+                     f"at c = {size} {units}: " + _observed_headline(row, level, too_few),
+                     fontsize=9.5)
         fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True)
-        footnote(fig, observed_footnote(row, size, units), width=150)
+        # weak-evidence warnings are said once, in the page's sentence and the
+        # swap summary's notes; the title carries the one that voids the reading
+        footnote(fig, observed_footnote(row, size, units, warning=False), width=150)
     return fig
 
 
-def _observed_headline(row: dict, level: float) -> str:
+def _observed_headline(row: dict, level: float, too_few: bool = False) -> str:
+    if too_few:
+        n = row.get("n_runs")
+        return (f"too few runs{f' ({n})' if n is not None else ''} to estimate a required "
+                "difference")
     req = row.get("required_difference")
     if req is None or (isinstance(req, float) and math.isnan(req)):
         return f"no difference bin reaches \u2264 {level:.0%} error"
