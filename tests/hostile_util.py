@@ -101,7 +101,9 @@ def same_numbers(capsys, tmp_path: Path, campaign: dict, argv: list[str],
     assert rc_i == 0, err_i
     assert main(["score", "--ingest", str(out), "--out", str(tmp_path / "res" / "scores")]) == 0
     capsys.readouterr()
-    extra = ["--precision", "full"] + (["--judgment-set", judgment_set] if judgment_set else [])
+    # --baselines: the workflow scores the baselines too (eval prints them only on request)
+    extra = ["--precision", "full", "--baselines"] + (["--judgment-set", judgment_set]
+                                                       if judgment_set else [])
     rc_e, out_e, err_e = run_eval(capsys, argv + extra)
     assert rc_e == 0, err_e
     assert "Traceback" not in err_e

@@ -63,6 +63,24 @@ def test_kind_defaults_are_the_papers_settings():
     assert bootstrap_measures(["c_at_1", "cws", "accuracy"]) == ["c_at_1", "cws", "accuracy"]
 
 
+def test_significance_block_defaults_and_validation():
+    plan = reliability_plan({"kind": "clef-qa", "questions": "q", "runs": "r"})
+    assert plan["significance"] == {"test": "tukey-hsd", "correction": None,
+                                    "permutations": 10_000, "alpha": 0.05}
+    cfg = {"campaigns": {"a": campaign(reliability={"significance": {
+        "test": "randomisation", "correction": "bh", "permutations": 2000, "alpha": 0.01}})}}
+    validate(cfg, SCHEMA)
+    plan = reliability_plan(cfg["campaigns"]["a"], cfg)
+    assert plan["significance"]["correction"] == "bh"
+    assert plan["significance"]["permutations"] == 2000
+    for bad in ({"test": "wilcoxon"}, {"correction": "sidak"}, {"permutations": 0},
+                {"alpha": 1.5}, {"samples": 10}):
+        with pytest.raises(ConfigError):
+            validate({"campaigns": {"a": campaign(reliability={"significance": bad})}}, SCHEMA)
+    demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    assert demo["reliability"]["significance"]["permutations"] == 1000
+
+
 def test_demo_config_is_valid():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     validate(cfg, SCHEMA)

@@ -210,8 +210,10 @@ def test_qa4mre_nesting(which, bad, place, problem, here, capsys):
                                             ("0", False)])
 def test_qa4mre_correct_variants_accepted(value, correct, here, capsys):
     camp, argv = qa4mre(here)
-    w(here, "gold.xml", GOLD.replace('<answer a_id="1" correct="Yes">',
-                                      f'<answer a_id="1" correct="{value}">'))
+    gold = GOLD.replace('<answer a_id="1" correct="Yes">', f'<answer a_id="1" correct="{value}">')
+    if not correct:  # the question keeps a correct option (a gold question needs one)
+        gold = gold.replace('<answer a_id="2">None', '<answer a_id="2" correct="Yes">None')
+    w(here, "gold.xml", gold)
     same_numbers(capsys, here, camp, argv)
     options = pl.read_parquet(here / "res" / "ingest" / "options.parquet")
     assert options.filter((pl.col("qid") == "1.1.1") & (pl.col("option") == "1"))[

@@ -278,7 +278,7 @@ def test_workflow_stops_on_a_lone_carriage_return(tmp_path):
 
 def test_docs_formats_lists_every_limit():
     """docs/formats.md gives every limit constant with its exact value."""
-    from qacamp import autojudge
+    from qacamp import autojudge, bounds, configfile
     from qacamp.ingest import DEFAULT_MIN_COVERAGE
     from qacamp.readers import _text, _xml
 
@@ -290,7 +290,11 @@ def test_docs_formats_lists_every_limit():
                         ("MAX_XML_DEPTH", _xml.MAX_XML_DEPTH),
                         ("MAX_INPUT", autojudge.MAX_INPUT), ("MAX_PATTERN", autojudge.MAX_PATTERN),
                         ("MAX_TIMEOUTS", autojudge.MAX_TIMEOUTS), ("TIMEOUT", autojudge.TIMEOUT),
-                        ("min_coverage", DEFAULT_MIN_COVERAGE)]:
+                        ("min_coverage", DEFAULT_MIN_COVERAGE),
+                        ("MAX_CONFIG_BYTES", configfile.MAX_CONFIG_BYTES),
+                        ("MAX_CONFIG_NODES", configfile.MAX_CONFIG_NODES),
+                        ("MAX_SHARDS", bounds.MAX_SHARDS), ("MAX_BINS", bounds.MAX_BINS),
+                        ("MAX_GRID_POINTS", bounds.MAX_GRID_POINTS)]:
         assert any(f"`{name}`" in row and f"`{value}`" in row for row in rows), name
 
 

@@ -203,7 +203,7 @@ def test_every_shell_placeholder_is_quoted():
         for m in re.finditer(r"\b(\w+_argv)=(.*)", smk.read_text()):
             argv_params.add(m.group(1))
             # built by argv()/options() (shlex.quote) or the helpers of common.smk that call them
-            assert re.match(r"(lambda [^:]*: )?(argv|options)\(|(matrix|swap|fit|stability)_argv,", m.group(2)), \
+            assert re.match(r"(lambda [^:]*: )?(argv|options)\(|(matrix|swap|fit|stability|significance|significance_command)_argv,", m.group(2)), \
                 m.group(0)
     for where, cmd in commands.items():
         assert "$(" not in cmd and "`" not in cmd, (where, cmd)

@@ -1,11 +1,15 @@
 """Differential tests: qacamp's PAN measures against PAN's official evaluators.
 
 The peers are the organizers' own scripts (``PEERS / "pan"``: the 2020-2021
-and 2022-2023 verification evaluators, MIT licence), run as they are in
-subprocesses, on campaigns that ``qacamp simulate`` writes in the PAN format
-(non-answers, missing problems, values on a 3-decimal grid: many ties) and on
-a coarse variant of each (values rounded to one decimal: exact 0 and 1 and
-heavy ties).
+and 2022-2023 verification evaluators, MIT licence, and the 2020 evaluator as
+it stood before its commit "Fix F_0.5 calculation" of 2021-05-28, which
+computed PAN 2020's published table), run as they are in subprocesses, on
+campaigns that ``qacamp simulate`` writes in the PAN format (non-answers,
+missing problems, values on a 3-decimal grid: many ties) and on a coarse
+variant of each (values rounded to one decimal: exact 0 and 1 and heavy ties).
+Every campaign holds answers of exactly 0.5, where the two 2020 versions
+differ: qacamp's ``pan_evaluator: published`` equals the pre-fix script,
+``current`` today's.
 
 The scripts print every value rounded to 3 decimals.  To compare at 1e-12 the
 driver runs each script's own ``main()`` unchanged with its module-level name
@@ -33,26 +37,31 @@ from paths import PEERS
 from qacamp.measures import pan, pan_frames
 from qacamp.simulate import simulate
 
-EVALUATORS = {"2020": PEERS / "pan" / "clef20_pan20_verif_evaluator.py",
+EVALUATORS = {"2020-06": PEERS / "pan" / "clef20_pan20_verif_evaluator_2020-06.py",
+              "2020": PEERS / "pan" / "clef20_pan20_verif_evaluator.py",
               "2022": PEERS / "pan" / "clef22_pan22_verif_evaluator.py"}
 #: the evaluators' keys -> qacamp's measure names
 KEYS = {"auc": "auc", "c@1": "c_at_1", "f_05_u": "f_05_u", "F1": "f1", "brier": "brier",
         "overall": "overall"}
-#: editions each evaluator scores (the 2022 script computes what the 2021 one did)
-SCORED = {"2020": ("2020",), "2022": ("2021", "2022", "2023")}
+#: (edition, pan_evaluator) each script scores: the pre-fix 2020 script is
+#: qacamp's `published` rule (PAN 2020's default), today's 2020 script the
+#: `current` one; the 2022 script computes what the (fixed) 2021 one did
+SCORED = {"2020-06": (("2020", "published"),), "2020": (("2020", "current"),),
+          "2022": (("2021", "current"), ("2022", "current"), ("2023", "current"))}
 
 DRIVER = r"""
-import importlib.util, os, sys
-peer, truth_dir, out_root, *run_dirs = sys.argv[1:]
-spec = importlib.util.spec_from_file_location("peer", peer)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-module.round = lambda value, ndigits=None: value  # keep full precision
-for i, run_dir in enumerate(run_dirs):
-    out = os.path.join(out_root, str(i))
-    os.makedirs(out)
-    sys.argv = [peer, "-i", truth_dir, "-a", run_dir, "-o", out]
-    module.main()
+import importlib.util, json, os, sys
+peers, truth_dir, out_root, *run_dirs = sys.argv[1:]
+for k, peer in enumerate(json.loads(peers)):  # one process: scikit-learn imported once
+    spec = importlib.util.spec_from_file_location(f"peer{k}", peer)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.round = lambda value, ndigits=None: value  # keep full precision
+    for i, run_dir in enumerate(run_dirs):
+        out = os.path.join(out_root, str(k), str(i))
+        os.makedirs(out)
+        sys.argv = [peer, "-i", truth_dir, "-a", run_dir, "-o", out]
+        module.main()
 """
 
 
@@ -90,17 +99,28 @@ def frames(truth_dir: Path, runs: dict[str, Path]) -> tuple[pl.DataFrame, pl.Dat
     return values, truth
 
 
+def run_peers(scripts: dict[str, Path], truth_dir: Path, runs: dict[str, Path],
+              out: Path) -> dict[str, dict[str, dict]]:
+    """Each evaluator's full-precision results per run, ``{script: {run: results}}``
+    (one process for all scripts and runs; each script's ``main()`` as it is)."""
+    names = list(scripts)
+    subprocess.run([sys.executable, "-c", DRIVER, json.dumps([str(scripts[n]) for n in names]),
+                    str(truth_dir), str(out), *map(str, runs.values())],
+                   check=True, capture_output=True, text=True)
+    return {n: {name: json.loads((out / str(k) / str(i) / "out.json").read_text())
+                for i, name in enumerate(runs)} for k, n in enumerate(names)}
+
+
 def run_peer(script: Path, truth_dir: Path, runs: dict[str, Path], out: Path) -> dict[str, dict]:
-    """The evaluator's full-precision results per run (one process for all runs)."""
-    subprocess.run([sys.executable, "-c", DRIVER, str(script), str(truth_dir), str(out),
-                    *map(str, runs.values())], check=True, capture_output=True, text=True)
-    return {name: json.loads((out / str(i) / "out.json").read_text())
-            for i, name in enumerate(runs)}
+    """One evaluator's full-precision results per run."""
+    return run_peers({"peer": script}, truth_dir, runs, out)["peer"]
 
 
-def ours(values: pl.DataFrame, truth: pl.DataFrame, edition: str) -> dict[str, dict[str, float]]:
+def ours(values: pl.DataFrame, truth: pl.DataFrame, edition: str,
+         evaluator: str | None = None) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for run, measure, value in pan_frames.score_runs(values, truth, edition).iter_rows():
+    for run, measure, value in pan_frames.score_runs(values, truth, edition,
+                                                     evaluator).iter_rows():
         out.setdefault(run, {})[measure] = value
     return out
 
@@ -116,18 +136,23 @@ def test_all_measures_equal_official_evaluators(tmp_path, seed, questions, coars
     assert (values["value"] == 0.5).sum() > 0
     assert values.group_by("run").agg(pl.col("value").n_unique() < pl.len())["value"].all()
     compared = 0
-    for script_edition, script in EVALUATORS.items():
-        peer = run_peer(script, truth_dir, runs, tmp_path / f"out{script_edition}")
-        for edition in SCORED[script_edition]:
-            mine = ours(values, truth, edition)
+    peers = run_peers(EVALUATORS, truth_dir, runs, tmp_path / "out")
+    for name, peer in peers.items():
+        for edition, evaluator in SCORED[name]:
+            mine = ours(values, truth, edition, evaluator)
             assert set(mine) == set(peer)
             for run, res in peer.items():
                 assert set(res) == {k for k, m in KEYS.items() if m in mine[run]}
                 for key, value in res.items():
                     assert mine[run][KEYS[key]] == pytest.approx(value, abs=1e-12, rel=0), \
-                        (edition, run, key)
+                        (name, edition, run, key)
                     compared += 1
-    assert compared == len(runs) * (5 + 3 * 6)
+    assert compared == len(runs) * (5 + 5 + 3 * 6)
+    # the two 2020 versions differ on these answers (so the comparison can tell them
+    # apart), and only in F0.5u and overall
+    differ = {k for run in runs for k in KEYS if k in peers["2020"][run]
+              and peers["2020"][run][k] != peers["2020-06"][run][k]}
+    assert differ == {"f_05_u", "overall"}
 
 
 def test_evaluator_command_line_as_organizers_run_it(tmp_path):
@@ -137,10 +162,12 @@ def test_evaluator_command_line_as_organizers_run_it(tmp_path):
     sizes = values.group_by("run").len().sort("len", "run")
     chosen = {r: runs[r] for r in (sizes["run"][0], sizes["run"][-1])}  # one omits problems
     assert sizes["len"][0] < sizes["len"][-1] == 60
-    for edition, script in EVALUATORS.items():
-        mine = ours(values, truth, edition)
-        for name, folder in chosen.items():
-            out = tmp_path / f"cli{edition}{name}"
+    for peer_name, script in EVALUATORS.items():
+        edition, evaluator = SCORED[peer_name][0]
+        mine = ours(values, truth, edition, evaluator)
+        # the pre-fix script on the run that omits problems (missing = 0.5) only
+        for name, folder in list(chosen.items())[:1 if peer_name == "2020-06" else None]:
+            out = tmp_path / f"cli{peer_name}{name}"
             out.mkdir()
             subprocess.run([sys.executable, str(script), "-i", str(truth_dir), "-a", str(folder),
                             "-o", str(out)], check=True, capture_output=True, text=True)
@@ -209,10 +236,14 @@ def test_corner_cases_against_evaluator_functions():
     assert numbers >= 33
 
 
-@pytest.mark.parametrize("edition, script", [("2020", "2020"), ("2022", "2022")])
-def test_qacamp_eval_pan_equals_official_evaluators(tmp_path, capsys, edition, script):
+@pytest.mark.parametrize("edition, script, option", [
+    ("2020", "2020-06", []), ("2020", "2020", ["--pan-evaluator", "current"]),
+    ("2022", "2022", [])])
+def test_qacamp_eval_pan_equals_official_evaluators(tmp_path, capsys, edition, script, option):
     """The whole path an organizer uses (`qacamp eval pan`: readers, ingest checks,
-    scoring), printed at full precision, equals the official evaluator to 1e-12."""
+    scoring), printed at full precision, equals the official evaluator to 1e-12:
+    PAN 2020 by default the evaluator of its published table (before the F0.5u fix),
+    with `--pan-evaluator current` today's."""
     from qacamp.cli import main
 
     truth_dir, runs = campaign(tmp_path, 77, 120, False)
@@ -220,7 +251,7 @@ def test_qacamp_eval_pan_equals_official_evaluators(tmp_path, capsys, edition, s
     answers = sorted(str(p) for p in (tmp_path / "sim" / "runs").glob("*/answers.jsonl"))
     capsys.readouterr()
     assert main(["eval", "pan", "--truth", str(truth_dir / "truth.jsonl"), "--edition", edition,
-                 "--precision", "full", *answers]) == 0
+                 *option, "--precision", "full", *answers]) == 0
     printed: dict[str, dict[str, float]] = {}
     for line in capsys.readouterr().out.splitlines()[1:]:
         run, measure, scope, unit, value = line.split("\t")

@@ -37,10 +37,39 @@ def test_hand_computed_example():
 
 def test_overall_per_edition():
     a, c, f05, f1, b = 0.75, 0.625, 0.5, 2 / 3, 1 - 0.79 / 4
-    for edition, want in (("2014", a * c), (2015, a * c), ("2020", (a + c + f05 + f1) / 4),
+    # PAN 2020's table was computed by the evaluator before its F0.5u fix, which took
+    # the 0.5 (a same-author problem) as a "same author" decision: TP 2, FP 1, FN 0
+    f05_published = 1.25 * 2 / (1.25 * 2 + 1)
+    for edition, want in (("2014", a * c), (2015, a * c),
+                          ("2020", (a + c + f05_published + f1) / 4),
                           (2021, (a + c + f05 + f1 + b) / 5), ("2022", (a + c + f05 + f1 + b) / 5),
                           ("2023", (a + c + f05 + f1 + b) / 5)):
         assert pan.overall(VALUES, TRUTH, edition) == pytest.approx(want, abs=1e-15), edition
+    assert pan.overall(VALUES, TRUTH, "2020", "current") == pytest.approx(
+        (a + c + f05 + f1) / 4, abs=1e-15)
+    assert pan.overall(VALUES, TRUTH, "2022", "published") == pytest.approx(
+        (a + c + f05_published + f1 + b) / 5, abs=1e-15)
+
+
+def test_published_evaluator_takes_half_as_same_author():
+    """The evaluator before "Fix F_0.5 calculation" (2021-05-28) binarised the
+    F0.5u input with ``>= 0.5 -> 1``: a 0.5 on a same-author problem is a TP, on a
+    different-authors problem an FP, and nu is 0.  Nothing else changes."""
+    t = np.array([True, True, False, False, True])
+    v = np.array([0.9, 0.5, 0.5, 0.2, 0.1])   # TP, U(same), U(diff), TN, FN
+    # current: TP 1, FP 0, FN 1, nu 2 -> 1.25 / (1.25 + 0.25 * 3)
+    assert pan.f_05_u(v, t) == pytest.approx(1.25 / 2.0, abs=1e-15)
+    # published: TP 2, FP 1, FN 1, nu 0 -> 2.5 / (2.5 + 0.25 + 1)
+    assert pan.f_05_u(v, t, "published") == pytest.approx(2.5 / 3.75, abs=1e-15)
+    both = {ev: pan.evaluate(v, t, ("auc", "c_at_1", "f1", "brier"), evaluator=ev)
+            for ev in pan.EVALUATORS}
+    assert both["published"] == both["current"]
+    assert pan.check_evaluator(None, "2020") == "published"
+    assert [pan.check_evaluator(None, e) for e in ("2014", "2015", "2021", "2022", "2023")] \
+        == ["current"] * 5
+    assert pan.check_evaluator(None) == "current"
+    with pytest.raises(UsageError, match="published, current"):
+        pan.check_evaluator("2020-06", "2020")
 
 
 def test_editions():
@@ -180,8 +209,12 @@ def test_score_runs_long_frame():
     assert out["run"].to_list() == ["a"] * 5 + ["b"] * 5
     assert out["measure"].to_list()[:5] == list(pan.edition_measures(2020))
     a = dict(out.filter(pl.col("run") == "a").select("measure", "value").iter_rows())
-    # run a = the hand example reordered: p1 0.7 T, p2 0.5 T, p3 0.3 F, p4 0.6 F
-    assert a["auc"] == 0.75 and a["f_05_u"] == pytest.approx(0.5)
+    # run a = the hand example reordered: p1 0.7 T, p2 0.5 T, p3 0.3 F, p4 0.6 F;
+    # 2020's default evaluator (published) takes p2's 0.5 as a TP: 2.5 / (2.5 + 1)
+    assert a["auc"] == 0.75 and a["f_05_u"] == pytest.approx(2.5 / 3.5)
+    current = pan_frames.score_runs(values, truth, 2020, "current")
+    assert dict(current.filter(pl.col("run") == "a").select("measure", "value")
+                .iter_rows())["f_05_u"] == pytest.approx(0.5)
     b = dict(out.filter(pl.col("run") == "b").select("measure", "value").iter_rows())
     # run b answered p1 (0.9, right) and p3 (0.2, right); p2 and p4 missing -> 0.5
     assert b["c_at_1"] == pytest.approx((2 + 2 * 2 / 4) / 4)
@@ -227,3 +260,55 @@ def test_project_code_never_imports_scikit_learn():
     offenders = [p.name for p in (ROOT / "src" / "qacamp").rglob("*.py")
                  if pattern.search(p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_pan14_text_format_reads_like_json_lines(tmp_path, capsys):
+    """PAN 2014-2015: `PROBLEM SCORE` answers and `PROBLEM Y|N` truth (the organizers'
+    pan14/pan15 Octave scripts' input) read exactly as the JSON lines of the same
+    content; scored as 2014 (AUC x c@1), by hand."""
+    from qacamp.cli import main
+    from qacamp.errors import InputError
+    from qacamp.readers import pan as reader
+
+    truth = {"EN001": True, "EN002": False, "EN003": True, "EN004": False}
+    answers = {"EN001": "0.7", "EN002": "0.3", "EN003": "0.5", "EN004": "0.6"}
+    txt, jsn = tmp_path / "txt", tmp_path / "jsn"
+    for d in (txt / "run1", jsn / "run1"):
+        d.mkdir(parents=True)
+    (txt / "truth.txt").write_text("".join(f"{q} {'Y' if v else 'N'}\n" for q, v in truth.items()))
+    (txt / "run1" / "answers.txt").write_text("\ufeff" + "".join(
+        f"{q} {v}\n" for q, v in answers.items()))
+    (jsn / "truth.jsonl").write_text("".join(
+        f'{{"id": "{q}", "same": {str(v).lower()}}}\n' for q, v in truth.items()))
+    (jsn / "run1" / "answers.jsonl").write_text("".join(
+        f'{{"id": "{q}", "value": {v}}}\n' for q, v in answers.items()))
+    assert reader.is_text_format(txt / "truth.txt") and not reader.is_text_format(
+        jsn / "truth.jsonl")
+    q1, o1 = reader.read_truth(txt / "truth.txt")
+    q2, o2 = reader.read_truth(jsn / "truth.jsonl")
+    assert q1.equals(q2) and o1.equals(o2)
+    r1 = reader.read_answers(txt / "run1" / "answers.txt", q1, o1)
+    r2 = reader.read_answers(jsn / "run1" / "answers.jsonl", q2, o2)
+    assert r1[0].equals(r2[0]) and r1[1].equals(r2[1])
+    capsys.readouterr()
+    assert main(["eval", "pan", "--truth", str(txt / "truth.txt"), "--edition", "2014",
+                 "-m", "overall", "--precision", "full",
+                 str(txt / "run1" / "answers.txt")]) == 0
+    # the hand example of test_hand_computed_example: AUC 3/4, c@1 2.5/4
+    assert float(capsys.readouterr().out.splitlines()[1].split("\t")[-1]) == \
+        pytest.approx(0.75 * 0.625, abs=1e-15)
+    for name, text, match in (
+            ("truth.txt", "EN001 Y\nEN002 maybe\n", "line 2.*same is 'maybe'"),
+            ("truth.txt", "EN001 Y extra\n", "line 1.*3 fields, expected 2"),
+            ("run1/answers.txt", "EN001 0x1\n", "line 1.*not a plain decimal"),
+            ("run1/answers.txt", "EN001 Y\n", "line 1.*not a plain decimal"),
+            ("run1/answers.txt", "EN002 0.2\nEN001 1.5\n", r"line 2.*not a number in \[0, 1\]"),
+            ("run1/answers.txt", "EN009 0.2\n", "line 1.*not in the truth file")):
+        path = tmp_path / "bad" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        with pytest.raises(InputError, match=match):
+            if name == "truth.txt":
+                reader.read_truth(path)
+            else:
+                reader.read_answers(path, q1, o1)

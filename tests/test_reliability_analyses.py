@@ -1,4 +1,4 @@
-"""Fits, stability, Kendall tau, agreement, distributions, equivalence, bootstrap, seeds."""
+"""Fits, stability, Kendall tau, agreement, distributions, letters, bootstrap, seeds."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from qacamp.reliability import (
     bootstrap_counts,
     bootstrap_results,
     box_stats,
-    equivalence_groups,
     fit_bins,
     judgment_tuples,
     kendall_tau,
@@ -26,6 +25,7 @@ from qacamp.reliability import (
     stability_counts,
     stable_hash,
     summarize_stability,
+    swap_letters,
     tau_table,
 )
 from qacamp.reliability.matrix import ScoreMatrix
@@ -116,7 +116,7 @@ def test_kendall_equals_scipy_and_swaps():
     long = pl.DataFrame({"ranking": ["x"] * 3 + ["y"] * 3, "run": ["a", "b", "c"] * 2,
                          "score": [0.5, 0.4, 0.3, 0.3, 0.45, 0.2]})
     t = tau_table(long)
-    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3), "tau_a", 0, 0)
+    assert t.row(0) == ("x", "y", 3, pytest.approx(1 / 3), "tau_b", 0, 0)
 
 
 def test_judgment_tuples():
@@ -147,9 +147,10 @@ def test_distributions():
     assert b["whisker_hi"] == 8 and b["whisker_lo"] == 1 and b["max"] == 100
 
 
-def test_equivalence_groups():
-    g = equivalence_groups(["a", "b", "c", "d"], [0.50, 0.46, 0.44, 0.30], 0.05)
-    assert g["group"].to_list() == [1, 1, 2, 3]
+def test_letters_replace_the_greedy_groups():
+    # the greedy partition put b and c (0.02 apart) in different groups; letters do not
+    g = swap_letters(["a", "b", "c", "d"], [0.50, 0.46, 0.44, 0.30], 0.05)
+    assert g["letters"].to_list() == ["a", "ab", "b", "c"]
     assert g["run"].to_list() == ["a", "b", "c", "d"]
 
 

@@ -78,17 +78,17 @@ def test_config_keys_of_the_fit_and_kendall_settings_reach_the_plan():
             "reliability": {"swap": {"mode": "observed", "observed_at": 250,
                                      "fit": "exp-loglinear", "fitted_bins": "0.01:0.16",
                                      "min_runs": 12, "min_comparisons": 50},
-                            "kendall": {"variant": "tau_b"}}}
+                            "kendall": {"variant": "tau_a_by_name"}}}
     cfg = {"campaigns": {"c": camp}}
     validate(cfg, schema)
     plan = reliability_plan(camp, cfg)
     assert {k: plan["swap"][k] for k in ("mode", "observed_at", "fit", "fitted_bins",
                                          "min_runs", "min_comparisons")} == \
         camp["reliability"]["swap"]
-    assert plan["kendall"] == {"variant": "tau_b"}
+    assert plan["kendall"] == {"variant": "tau_a_by_name"}
     default = reliability_plan({"kind": "clef-qa"})
     assert (default["swap"]["fit"], default["swap"]["mode"], default["kendall"]["variant"]) == \
-        ("exp-binomial", "extrapolate", "tau_a")
+        ("exp-binomial", "extrapolate", "tau_b")
     # every schema value is one the command line accepts
     spec = yaml.safe_load(Path(schema).read_text())["$defs"]["reliability"]["properties"]
     assert spec["swap"]["properties"]["fit"]["enum"] == list(MODELS)

@@ -94,7 +94,7 @@ def test_kendall_frame_hand_values():
                              ["adj", "a1", "a2"])
     assert k.columns == ["ranking_a", "ranking_b", "n_runs", "tau", "variant", "tied_pairs_a",
                          "tied_pairs_b"]
-    assert k["variant"].unique().to_list() == ["tau_a"]  # no ties here: tau_a = tau_b
+    assert k["variant"].unique().to_list() == ["tau_b"]  # the default; no ties here: tau_a = tau_b
     assert list(zip(k["ranking_a"], k["ranking_b"], strict=True)) == [
         ("cws@adj", "cws@a1"), ("cws@adj", "cws@a2"), ("cws@a1", "cws@a2"),
         ("cws@adj", "accuracy@adj"), ("series_score@adj", "type_score@adj")]
@@ -148,15 +148,25 @@ def test_distributions_and_boxplot_hand_values():
 
 
 def test_equivalence_frame_hand_values():
+    # cws: r1 0.90, r2 0.86, r3 0.60, r4 0.50; required difference 0.05
     eq = extras.equivalence_frame(_runs_frame(), "cws", "adj", 0.05)
-    assert eq.to_dicts() == [{"run": "r1", "score": 0.90, "group": 1, "required_difference": 0.05},
-                             {"run": "r2", "score": 0.86, "group": 1, "required_difference": 0.05},
-                             {"run": "r3", "score": 0.60, "group": 2, "required_difference": 0.05},
-                             {"run": "r4", "score": 0.50, "group": 3, "required_difference": 0.05}]
-    for never in (None, math.nan):  # required difference never reached: one group
+    assert eq.select("criterion", "run", "score", "letters", "n_indistinguishable",
+                     "threshold").rows() == [("swap", "r1", 0.90, "a", 1, 0.05),
+                                             ("swap", "r2", 0.86, "a", 1, 0.05),
+                                             ("swap", "r3", 0.60, "b", 0, 0.05),
+                                             ("swap", "r4", 0.50, "c", 0, 0.05)]
+    for never in (None, math.nan):  # required difference never reached: nothing told apart
         eq = extras.equivalence_frame(_runs_frame(), "cws", "adj", never)
-        assert eq["group"].to_list() == [1] * 4
-        assert eq["required_difference"].null_count() == 4
+        assert eq["letters"].to_list() == ["a"] * 4
+        assert eq["threshold"].null_count() == 4
+    pairs = pl.DataFrame({"run_a": ["r1", "r1", "r1", "r2", "r2", "r3"],
+                          "run_b": ["r2", "r3", "r4", "r3", "r4", "r4"], "test": "tukey-hsd",
+                          "significant": [False, False, True, False, True, False],
+                          "alpha": 0.05})
+    eq = extras.equivalence_frame(_runs_frame(), "cws", "adj", 0.05, pairs)
+    test = eq.filter(pl.col("criterion") == "tukey-hsd")
+    assert test["letters"].to_list() == ["a", "a", "ab", "b"]
+    assert test["threshold"].to_list() == [0.05] * 4
 
 
 def _write_campaign(tmp_path):
@@ -196,9 +206,11 @@ def test_cli_extras_on_hand_built_campaign(tmp_path, capsys):
     assert pl.read_parquet(out / "agreement.parquet")["count"].to_list() == [2, 1]
     assert pl.read_parquet(out / "distributions.parquet")["n_median_zero"].to_list() == [1, 0, 1]
     assert pl.read_parquet(out / "boxplot.parquet").height == 2
-    assert pl.read_parquet(out / "equivalence_cws.parquet")["group"].to_list() == [1, 1, 2, 3]
+    assert pl.read_parquet(out / "equivalence_cws.parquet")["letters"].to_list() == \
+        ["a", "a", "b", "c"]
     acc = pl.read_parquet(out / "equivalence_accuracy.parquet")
-    assert acc["run"].to_list() == ["r2", "r1", "r4", "r3"] and acc["group"].to_list() == [1] * 4
+    assert acc["run"].to_list() == ["r2", "r1", "r4", "r3"]
+    assert acc["letters"].to_list() == ["a"] * 4
     first = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     assert main(args) == 0  # deterministic output
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == first

@@ -120,18 +120,61 @@ def table2_counts(req_bin: int, share: float, c: int = 250, total: int = 100_000
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
 
 
-@pytest.mark.parametrize("measure", list(TABLE2))
-def test_c_at_1_paper_table2_columns(measure):
-    req_bin, highest, sens, rel = TABLE2[measure]
-    counts = table2_counts(req_bin, sens / 100)
-    m = mean_matrix([[highest] * 500, [highest / 2] * 500])
-    _, summary = fit_swap(counts, 500, matrix=m, mode="observed", observed_at=250)
+#: Raw swap counts at c = 250, written out by hand (bin: comparisons, swaps).
+#: Error rates: 60/120 40/100 27/90 16/80 9/60 5/50 3/40 2/30 2/24 (all above 5%),
+#: bin 9 1/20 = 5% (the first at or under the level: (i) = 0.09), bin 10 1/60,
+#: bins 11-19 0/30 each, bin 20 (d >= 0.20) 0/56.  1000 comparisons in all, of
+#: which bins 9-20 hold 20 + 60 + 9 * 30 + 56 = 406: (iv) = 40.6%.
+RAW_250 = {0: (120, 60), 1: (100, 40), 2: (90, 27), 3: (80, 16), 4: (60, 9), 5: (50, 5),
+           6: (40, 3), 7: (30, 2), 8: (24, 2), 9: (20, 1), 10: (60, 1),
+           **{b: (30, 0) for b in range(11, 20)}, 20: (56, 0)}
+
+
+def raw_counts(max_score: float | None = None) -> pl.DataFrame:
+    df = pl.DataFrame([(250, b, k, n) for b, (n, k) in RAW_250.items()], schema=SCHEMA,
+                      orient="row")
+    return df if max_score is None else df.with_columns(pl.lit(max_score).alias("max_score"))
+
+
+def right_matrix(rights: list[int], n: int = 500) -> ScoreMatrix:
+    """Accuracy matrix of runs answering the first ``rights[j]`` of ``n`` questions right."""
+    return mean_matrix([[1.0] * r + [0.0] * (n - r) for r in rights])
+
+
+def test_table2_columns_from_raw_counts_by_hand():
+    """(i)-(iv) of the c@1 paper's Table 2 from counts and scores written out by hand,
+    where every other reading gives another number: (ii) is the highest score on
+    the full collection (385/500 = 0.77), not the highest on a subset of c (the
+    counts say 0.80); (iv) is the share of the experiment's comparisons at c in
+    bins reaching (i) (406/1000), not the share of the runs' pairs on the full
+    collection (differences 0.17, 0.27 and 0.10: all three reach 0.09)."""
+    m = right_matrix([385, 300, 250])          # 0.77, 0.60, 0.50
+    _, summary = fit_swap(raw_counts(max_score=0.80), 500, matrix=m, mode="observed",
+                          observed_at=250)
     row = summary.row(0, named=True)
-    assert row["required_difference"] == pytest.approx(req_bin / 100)       # (i)
-    assert row["highest_score"] == pytest.approx(highest)                   # (ii)
-    assert round(100 * row["relative_difference"], 2) == rel                # (iii), (ii) unrounded
-    assert round(100 * row["sensitivity"], 2) == pytest.approx(sens)        # (iv)
-    assert row["n_comparisons"] == 100_000
+    assert (row["required_difference"], row["required_bin"]) == (0.09, 9)     # (i)
+    assert row["highest_score"] == pytest.approx(385 / 500, abs=1e-15)       # (ii)
+    assert row["relative_difference"] == pytest.approx(0.09 / 0.77)          # (iii)
+    assert row["sensitivity"] == pytest.approx(406 / 1000, abs=1e-15)        # (iv)
+    assert row["n_comparisons"] == 1000 and row["n_pairs"] == 3
+    assert row["highest_subset_score"] == 0.80
+    assert row["relative_difference_subsets"] == pytest.approx(0.09 / 0.80)
+
+
+@pytest.mark.parametrize("measure", list(TABLE2))
+def test_table2_relative_difference_is_the_papers(measure):
+    """The paper's own (i) and (ii) give its printed (iii): (ii) is not rounded before
+    the division (0.17 / 0.484 = 35.12%).  (i) comes from counts whose first bin at
+    5% is the paper's; (ii) from a run answering highest x 1000 of 1000 questions."""
+    req_bin, highest, _sens, rel = TABLE2[measure]
+    counts = pl.DataFrame([(250, b, 1 if b == req_bin else (10 if b < req_bin else 0), 20)
+                           for b in range(21)], schema=SCHEMA, orient="row")
+    m = right_matrix([round(highest * 1000), 100], n=1000)
+    row = fit_swap(counts, 1000, matrix=m, mode="observed", observed_at=250)[1].row(
+        0, named=True)
+    assert row["required_difference"] == pytest.approx(req_bin / 100)
+    assert row["highest_score"] == pytest.approx(highest, abs=1e-15)
+    assert round(100 * row["relative_difference"], 2) == rel
 
 
 def outcomes_for_c_at_1(tmp_path):
@@ -147,9 +190,13 @@ def outcomes_for_c_at_1(tmp_path):
     pl.DataFrame(rows).cast({"rank": pl.Int32}).write_parquet(tmp_path / "outcomes.parquet")
 
 
-def test_cli_observed_at_250_gives_table2_c_at_1_row(tmp_path, capsys):
+def test_cli_observed_at_250_reads_table2_columns(tmp_path, capsys):
+    """The command line on a campaign whose best run has c@1 = 0.77 by hand and on
+    the raw counts above: (i) 0.09, (ii) 0.77, (iii) 11.69%, (iv) 406/1000 = 40.60%
+    (the runs' full-collection c@1 differ by 0.11, 0.26 and 0.37: every pair would
+    reach 0.09 under the other reading of (iv))."""
     outcomes_for_c_at_1(tmp_path)
-    table2_counts(9, 0.584).write_parquet(tmp_path / "counts.parquet")
+    raw_counts().write_parquet(tmp_path / "counts.parquet")
     summary = tmp_path / "summary.parquet"
     assert main(["reliability", "fit", "--scores", str(tmp_path), "--measure", "c_at_1",
                  "--judgment-set", "gold", "--counts", str(tmp_path / "counts.parquet"),
@@ -159,7 +206,7 @@ def test_cli_observed_at_250_gives_table2_c_at_1_row(tmp_path, capsys):
     assert (row["mode"], row["observed_at"], row["full_size"]) == ("observed", 250, 500)
     table2 = (row["required_difference"], round(row["highest_score"], 2),
               round(100 * row["relative_difference"], 2), round(100 * row["sensitivity"], 2))
-    assert table2 == (0.09, 0.77, 11.69, 58.40)
+    assert table2 == (0.09, 0.77, 11.69, 40.60)
     err = capsys.readouterr().err
     assert "observed swap rates at size 250 (no extrapolation)" in err
     # three runs: weak evidence, in the summary and on stderr
@@ -278,12 +325,17 @@ def test_bins_without_a_trustworthy_fit_get_a_reason():
 
 def test_fitted_bins_restriction_voorhees_2003():
     # "Curves could not be fit for the first bin (differences less than .01) ... or for
-    # bins where differences were greater than 0.16"
+    # bins where differences were greater than 0.16": the bin 0.16 <= d < 0.17 holds
+    # differences greater than 0.16, so the fitted bins are 0.01 ... 0.15 (the preset)
+    from qacamp.presets import PRESETS
+
+    spec = PRESETS["trec2002"].settings["reliability"]["swap"]["fitted_bins"]
+    assert spec == "0.01:0.15"
     counts = exact_counts({b: (0.5, 0.01 * (b + 1)) for b in range(21)}, range(21, 60))
-    fits = fit_bins(counts, 500, fitted_bins=parse_fitted_bins("0.01:0.16"))
+    fits = fit_bins(counts, 500, fitted_bins=parse_fitted_bins(spec))
     outside = fits.filter(pl.col("reason") == OUTSIDE)["bin"].to_list()
-    assert outside == [0, *range(17, 21)]
-    assert fits.filter(pl.col("bin").is_between(1, 16))["error_at_full"].null_count() == 0
+    assert outside == [0, *range(16, 21)]
+    assert fits.filter(pl.col("bin").is_between(1, 15))["error_at_full"].null_count() == 0
     assert parse_fitted_bins("all") is None
     with pytest.raises(UsageError):
         parse_fitted_bins("0.2:0.1")

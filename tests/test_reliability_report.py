@@ -43,7 +43,7 @@ def test_observed_table_says_so_and_footnotes_weak_evidence():
     assert "Size reaching level" not in [c.header for c in t.columns]
     assert any(n.startswith("Weak evidence (c@1): only 8 runs (28 pairs)") for n in t.notes)
     md = to_markdown(t)
-    assert "| c@1 | 5.0 | 250 | 0.090 | 0.700 | 12.9 | 58.4 | 100000 |" in md
+    assert "| c@1 | 5.0 | 250 | 0.09 | 0.700 | 12.9 | 58.4 | 100000 |" in md
 
 
 def test_mixed_modes_get_a_mode_column():
@@ -56,22 +56,29 @@ def test_mixed_modes_get_a_mode_column():
 def test_kendall_table_names_variant_and_tied_pairs():
     long = pl.DataFrame({"ranking": ["x"] * 4 + ["y"] * 4, "run": list("abcd") * 2,
                          "score": [0.5, 0.5, 0.3, 0.1, 0.4, 0.2, 0.2, 0.2]})
-    t = T.kendall_table(tau_table(long))
-    assert "tau_a: the minimum number of adjacent swaps" in t.caption
-    assert "ties broken by run name" in t.caption
+    t = T.kendall_table(tau_table(long, variant="tau_a"))
+    assert ("tau_a: (concordant - discordant pairs) / pairs, a pair tied in either ranking "
+            "counting 0") in t.caption and "independent of run names" in t.caption
+    # by hand: pairs ab (tied in x) cd bc bd (tied in y) count 0; ac ad concordant
+    assert t.frame.row(0, named=True)["tau"] == pytest.approx(2 / 6)
     assert [c.header for c in t.columns][-2:] == ["Tied pairs (a)", "Tied pairs (b)"]
     assert t.frame.row(0, named=True)["tied_pairs_b"] == 3
-    tb = T.kendall_table(tau_table(long, variant="tau_b"))
-    assert "tau_b: ties not broken" in tb.caption
+    tb = T.kendall_table(tau_table(long))  # the default
+    assert "tau_b: tied pairs left out of the denominator" in tb.caption
+    # 2 / sqrt((6 - 1) (6 - 3))
+    assert tb.frame.row(0, named=True)["tau"] == pytest.approx(2 / 15 ** 0.5)
+    tn = T.kendall_table(tau_table(long, variant="tau_a_by_name"))
+    assert "tied runs ordered by run name" in tn.caption
 
 
-def test_equivalence_table_gives_the_required_difference():
+def test_letters_table_says_which_criterion():
     runs = pl.DataFrame({"judgment_set": "adj", "run": ["a", "b", "c"], "measure": "cws",
                          "scope": "all", "unit": "all", "value": [0.50, 0.46, 0.40]})
     eq = extras.equivalence_frame(runs, "cws", "adj", 0.05)
-    t = T.equivalence_table({"cws": eq})
-    assert "(required difference CWS: 0.05)" in t.caption
-    assert t.frame["runs"].to_list() == ["a, b", "c"]   # .04 < .05; .10 >= .05
+    t = T.letters_table({"cws": eq})
+    assert any("required difference 0.05" in n for n in t.notes)
+    assert t.frame["letters_swap"].to_list() == ["a", "a", "b"]   # .04 < .05; .10 >= .05
+    assert t.frame["n_swap"].to_list() == [1, 1, 0]
 
 
 @pytest.mark.parametrize("mode", ["extrapolate", "observed"])
@@ -84,12 +91,45 @@ def test_swap_figure_footnote_and_title(mode):
                              required_difference=summary["required_difference"][0],
                              summary=summary)
     foot = " ".join(fig._supxlabel.get_text().split())
-    assert "a exp(-b c) fitted by binomial maximum likelihood" in foot
-    assert "on sizes \u2265 5" in foot
-    assert "Weak evidence: only 4 runs (6 pairs)" in foot
+    # 4 runs: below the weak-evidence threshold, the title says no required
+    # difference is estimated (said once: not again in the footnote)
+    assert "Weak evidence" not in foot
     title = fig.axes[0].get_title()
+    assert "too few runs (4) to estimate a required difference" in title
+    assert "needed" not in title
+    assert "Swap method, series score:" in title  # the registry's label, not series_score
     if mode == "observed":
-        assert "observed at c = 32" in title and "no extrapolation" in foot
+        assert "no extrapolation" in foot
+        assert "error rate by score difference d" in title
     else:
-        assert "d \u2265 0.05 needed" in title and "extrapolated to 64 series" in title
-        assert "Swap method, series score:" in title  # the registry's label, not series_score
+        assert "a exp(-b c) fitted by binomial maximum likelihood" in foot
+        assert "on sizes \u2265 5" in foot
+
+
+def test_observed_swap_figure_reads_table_2_at_c():
+    """One subset size (c = 250, the c@1 paper's experiment): the figure is the
+    error rate against the score difference at c, not points on a line at x = c.
+    Counts by hand: bins 0-4 err 10/20, 6/20, 4/20, 3/20, 2/20, bin 5 1/20 (= 5%,
+    the deciding bin), bin 6 0/20, bin 20 (d >= 0.20) 1/40."""
+    swaps = {0: 10, 1: 6, 2: 4, 3: 3, 4: 2, 5: 1, 6: 0, 20: 1}
+    comps = {**dict.fromkeys(range(7), 20), 20: 40}
+    counts = pl.DataFrame({"size": [250] * 8, "bin": list(swaps), "swaps": list(swaps.values()),
+                           "comparisons": [comps[b] for b in swaps]},
+                          schema={"size": pl.Int64, "bin": pl.Int64, "swaps": pl.Int64,
+                                  "comparisons": pl.Int64})
+    fits, summary = fit_swap(counts, 500, mode="observed", observed_at=250, min_comparisons=5)
+    assert summary["required_difference"][0] == 0.05 and summary["required_bin"][0] == 5
+    fig = swap_curves_figure(counts, fits, "c_at_1", 500, summary=summary)
+    ax = fig.axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    rates = lines["swap rate\n(swaps / comparisons)"]
+    assert rates.get_xdata().tolist() == pytest.approx([0, .01, .02, .03, .04, .05, .06, .2])
+    assert rates.get_ydata().tolist() == pytest.approx(
+        [.5, .3, .2, .15, .1, .05, 0, .025])
+    assert list(lines["5% error level"].get_ydata()) == [0.05, 0.05]
+    deciding = [ln for name, ln in lines.items() if name.endswith("(decides)")]
+    assert len(deciding) == 1 and deciding[0].get_xdata().tolist() == [0.05]
+    assert deciding[0].get_label() == "0.05 \u2264 d < 0.06 (decides)"
+    assert [t.get_text() for t in ax.texts] == ["decides: d \u2265 0.05 (error 5.0%)"]
+    assert ax.get_xlim()[1] < 1 and "Score difference d" in ax.get_xlabel()
+    assert "at c = 250 questions: d \u2265 0.05 needed" in ax.get_title()

@@ -18,6 +18,7 @@ import pytest
 
 from qacamp.cli import main
 from qacamp.errors import InputError
+from qacamp.reliability.letters import swap_letters
 from qacamp.report import tables as T
 from qacamp.report.formats import format_value, to_csv
 from qacamp.report.latex import latex_escape, to_latex
@@ -155,15 +156,14 @@ def trec_campaign(root: Path) -> Path:
     runs, units = trec_frames()
     cdir = make_campaign(root, "trec2002", "trec-factoid", runs, ["cws", "accuracy"], units,
                          {"primary": "adjudicated"})
-    # the columns of qacamp.reliability (tau_table, judgment_tuples, equivalence_groups)
+    # the columns of qacamp.reliability (tau_table, judgment_tuples, swap_letters)
     pl.DataFrame({"ranking_a": ["adjudicated", "adjudicated"],
                   "ranking_b": ["assessor1", "assessor2"], "n_runs": [3, 3], "tau": [0.93, 0.9]}
                  ).write_parquet(cdir / "reliability" / "kendall.parquet")
     pl.DataFrame({"tuple": ["RRR", "RRX", "RXX", "RWW", "WWW"], "count": [500, 30, 20, 50, 900],
                   "share": [0.3, 0.02, 0.01, 0.03, 0.6]}
                  ).write_parquet(cdir / "reliability" / "agreement.parquet")
-    pl.DataFrame({"run": ["run&two", "run_one", "run%3"], "score": [0.75, 0.61, 0.61],
-                  "group": [1, 2, 2]}
+    swap_letters(["run&two", "run_one", "run%3"], [0.75, 0.61, 0.61], 0.07
                  ).write_parquet(cdir / "reliability" / "equivalence_cws.parquet")
     return cdir
 
@@ -279,7 +279,7 @@ def test_swap_summary_table_columns_follow_the_paper():
     assert row["sensitivity_pct"] == pytest.approx(58.4)
     md = to_markdown(t)
     # the measure's display label, no LaTeX-style escapes in Markdown
-    assert "| c@1 | 5.0 | 40 | 0.090 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
+    assert "| c@1 | 5.0 | 40 | 0.09 | 0.770 | 11.7 | 58.4 | 10 | 23 |" in md
     assert "\\_" not in md
     assert "| accuracy | 5.0 | 40 | - |" in md  # level never reached
 
@@ -296,12 +296,10 @@ def test_kendall_agreement_equivalence_tables():
     # unanimous tuples are not disagreements; shares are of the 100 disagreements
     assert a.frame["tuple"].to_list() == ["RWW", "RRX", "R,X,X"]
     assert a.frame["pct"].to_list() == pytest.approx([50.0, 30.0, 20.0])
-    e = T.equivalence_table({"m": pl.DataFrame({"run": ["a", "b", "c"], "score": [0.5, 0.45, 0.1],
-                                                "group": [1, 1, 2]})})
-    assert e.frame["measure"].to_list() == ["m", "m"]
-    assert e.frame["runs"].to_list() == ["a, b", "c"]
-    assert e.frame["n_runs"].to_list() == [2, 1]
-    assert e.frame["best"].to_list() == [0.5, 0.1] and e.frame["worst"][0] == 0.45
+    e = T.letters_table({"m": swap_letters(["a", "b", "c"], [0.5, 0.45, 0.1], 0.06)})
+    assert e.frame["measure"].to_list() == ["m"] * 3
+    assert e.frame["letters_swap"].to_list() == ["a", "a", "b"]
+    assert e.frame["n_swap"].to_list() == [1, 1, 0]
 
 
 def test_kendall_without_tau_column_names_the_role():
@@ -372,8 +370,11 @@ def test_cli_tables_qa4mre(tmp_path, capsys):
     listed = capsys.readouterr().out.split()
     assert listed == sorted(listed)
     names = {Path(p).name for p in listed}
-    for stem in ("runs", "c_at_1_vs_accuracy", "swap_summary", "bootstrap"):
+    for stem in ("runs", "swap_summary", "bootstrap"):
         assert {f"{stem}.tex", f"{stem}.md", f"{stem}.csv"} <= names
+    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table (issue 20)
+    assert not any(n.startswith("c_at_1_vs_accuracy") for n in names)
+    assert "Table 3" in (out / "runs.md").read_text()
     runs_csv = pl.read_csv(out / "runs.csv")
     src = pl.read_parquet(cdir / "scores" / "runs.parquet")
     for run in QA_COUNTS:
@@ -403,8 +404,10 @@ def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
     assert agreement["tuple"].to_list() == ["RWW", "RRX", "RXX"]
     assert agreement["pct"].to_list() == pytest.approx([50.0, 30.0, 20.0])
     eq = pl.read_csv(out / "equivalence.csv")
-    assert eq["measure"].to_list() == ["cws", "cws"]
-    assert eq["runs"].to_list() == ["run&two", "run%3, run_one"]
+    assert eq["measure"].to_list() == ["cws"] * 3
+    assert eq["run"].to_list() == ["run&two", "run%3", "run_one"]
+    assert eq["letters_swap"].to_list() == ["a", "b", "b"]  # 0.14 apart >= 0.07
+    assert runs_csv["letters_swap"].to_list() == ["a", "b", "b"]  # the run table's hook
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(out))
     assert {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()} == first
     # --judgment-set picks another set
@@ -493,7 +496,7 @@ def test_latex_tables_compile(tmp_path, capsys):
         inputs += sorted(out.glob("*.tex"))
     doc = tmp_path / "doc.tex"
     doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
-                   "\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+                   "\\usepackage{booktabs,longtable}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                    "\\begin{document}\n" + "".join(f"\\input{{{p}}}\n" for p in inputs)
                    + "\\end{document}\n")
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],

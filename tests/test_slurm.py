@@ -23,16 +23,18 @@ pytestmark = [
 ]
 
 TARGETS = ["results/mine/reliability/swap_c_at_1_summary.parquet",
-           "results/mine/reliability/stability_c_at_1.parquet"]
+           "results/mine/reliability/stability_c_at_1.parquet",
+           "results/mine/reliability/significance_c_at_1.parquet"]
 MERGED = ["swap_c_at_1.parquet", "swap_c_at_1_fits.parquet", "swap_c_at_1_summary.parquet",
-          "stability_c_at_1.parquet"]
+          "stability_c_at_1.parquet", "significance_c_at_1.parquet",
+          "significance_c_at_1_summary.parquet"]
 
 
 def test_slurm_results_equal_local_bytes(tmp_path):
     local, cluster = tmp_path / "local", tmp_path / "cluster"
     for d in (local, cluster):
         d.mkdir()
-        # three shards per analysis: the cluster run submits 3 + 3 shard jobs
+        # three shards per analysis: the cluster run submits 3 + 3 + 3 shard jobs
         small_clef_campaign(d, shards=3)
 
     res = snakemake(local, *TARGETS, configfile=local / "mine.yaml")
@@ -53,6 +55,7 @@ def test_slurm_results_equal_local_bytes(tmp_path):
     assert res.returncode == 0, out[-6000:]
     logs = list((cluster / ".snakemake" / "slurm_logs").rglob("*.log"))
     assert any("swap_shard" in str(p) for p in logs), "no SLURM job logs found"
+    assert any("significance_shard" in str(p) for p in logs), "significance not on SLURM"
     # the jobs really went through the scheduler
     assert "sbatch" in out.lower() or logs
     jobs = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout

@@ -37,7 +37,11 @@ def test_own_campaign_writes_every_stage(own_campaign):
                 "reliability/swap_c_at_1.parquet", "reliability/swap_c_at_1_summary.parquet",
                 "reliability/stability_accuracy.parquet", "reliability/bootstrap_accuracy.parquet",
                 "reliability/kendall.parquet", "tables/runs.tex", "tables/runs.md",
-                "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg"]:
+                "tables/swap_summary.csv", "figures/stability.png", "figures/swap_c_at_1.svg",
+                "reliability/significance_c_at_1.parquet",
+                "reliability/significance_c_at_1_summary.parquet",
+                "tables/significance.md", "tables/analyses_agreement.md",
+                "figures/significance_c_at_1.png"]:
         assert (out / rel).is_file(), rel
     # no demo campaign leaked into the organizer's run (logs/: the index page's log)
     assert sorted(p.name for p in (own_campaign / "results").iterdir()
@@ -182,9 +186,10 @@ def test_gzip_inputs_are_read(tmp_path):
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not on PATH (CI installs it)")
 def test_workflow_latex_tables_compile(own_campaign, tmp_path):
     tables = sorted((own_campaign / "results/mine/tables").glob("*.tex"))
-    assert {p.stem for p in tables} >= {"runs", "c_at_1_vs_accuracy", "swap_summary", "bootstrap"}
+    assert {p.stem for p in tables} >= {"runs", "swap_summary", "bootstrap"}
     doc = tmp_path / "doc.tex"
-    doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+    doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
+                   "\\usepackage{booktabs,longtable}\n"
                    "\\usepackage[margin=1cm,landscape]{geometry}\n\\begin{document}\n"
                    + "".join(f"\\input{{{p}}}\n" for p in tables) + "\\end{document}\n")
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],

@@ -69,6 +69,7 @@ def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int
                     "swap": {"sizes": "10:40:10", "trials": 4, "min_fit_size": 10},
                     "stability": {"size": 30, "trials": 10},
                     "bootstrap": {"trials": 50},
+                    "significance": {"permutations": 500},
                 },
             }
         },
@@ -109,6 +110,7 @@ def demo_workdir(tmp: Path) -> Path:
 
 
 _DEMO: list[Path] = []
+_DEMO_RES: list[subprocess.CompletedProcess] = []
 
 
 def demo_run(tmp_path_factory) -> Path:
@@ -120,7 +122,14 @@ def demo_run(tmp_path_factory) -> Path:
         res = make_run(work)
         assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
         _DEMO.append(work)
+        _DEMO_RES.append(res)
     return _DEMO[0]
+
+
+def demo_output(tmp_path_factory) -> subprocess.CompletedProcess:
+    """What the session's demo run printed (the README's command, as a person sees it)."""
+    demo_run(tmp_path_factory)
+    return _DEMO_RES[0]
 
 
 # --------------------------------------------------------------------------- comparing results

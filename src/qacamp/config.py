@@ -86,9 +86,18 @@ GLOBAL_DEFAULTS: dict[str, Any] = {
              "min_runs": 10, "min_comparisons": 100},
     "stability": {"fuzz": "0.01:0.10:0.01", "pairing": "shared"},
     "bootstrap": {"trials": 1000, "alpha": 0.05},
+    # significance tests over all run pairs (qacamp.reliability.significance): the
+    # project's default, as no campaign's source documents a test of its own
+    # (docs/reliability.md, "Significance"); correction null = the test's default
+    "significance": {"test": "tukey-hsd", "correction": None, "permutations": 10_000,
+                     "alpha": 0.05},
     # Kendall tau variant of `qacamp reliability extras --kendall-variant`
-    "kendall": {"variant": "tau_a"},
+    "kendall": {"variant": "tau_b"},
 }
+
+
+#: the tests that draw permutations (sharded in the workflow); the others run in one job
+RESAMPLING_TESTS = ("randomisation", "tukey-hsd")
 
 
 def bootstrap_measures(measures: list[str]) -> list[str]:
@@ -144,6 +153,17 @@ def reliability_plan(campaign: dict, global_cfg: dict | None = None) -> dict:
     return plan
 
 
+def configured(campaign: dict, global_cfg: dict | None, section: str, key: str) -> bool:
+    """True when the campaign's preset, the config's top-level ``reliability``
+    block or the campaign's own block sets ``reliability.<section>.<key>``
+    (False: the kind's default, which the jobs fit to the collection)."""
+    from .presets import preset_settings
+
+    layers = (preset_settings(campaign).get("reliability"), (global_cfg or {}).get("reliability"),
+              campaign.get("reliability"))
+    return any(key in ((layer or {}).get(section) or {}) for layer in layers)
+
+
 def expand_files(spec: str | list[str] | None, base_dir: str | Path = ".",
                  key: str = "files") -> list[str]:
     """Paths named by ``spec`` (a path or glob, or a list of them), resolved
@@ -151,7 +171,11 @@ def expand_files(spec: str | list[str] | None, base_dir: str | Path = ".",
     nothing is a :class:`ConfigError` naming ``key``."""
     if spec is None:
         return []
-    entries = [spec] if isinstance(spec, str) else list(spec)
+    entries = [spec] if isinstance(spec, str) else spec
+    if not isinstance(entries, list) or not entries or not all(
+            isinstance(e, str) and e for e in entries):
+        raise ConfigError(key, f"{_short(spec)} is not a path or a list of paths",
+                          "give a path or glob (text), or a list of them")
     out: list[str] = []
     base = Path(base_dir)
     for entry in entries:
@@ -275,10 +299,13 @@ def validate_config(config: dict, schema_path: str | Path) -> None:
     import yaml
     from jsonschema.exceptions import best_match
 
-    with open(schema_path, encoding="utf-8") as fh:
-        schema = yaml.safe_load(fh)
+    from .configfile import check_plain
+
     if not isinstance(config, dict):
         raise ConfigError("<top level>", "the config is not a mapping", "give `campaigns:`")
+    check_plain(config)  # before the schema: aliases bounded, text keys, finite numbers
+    with open(schema_path, encoding="utf-8") as fh:
+        schema = yaml.safe_load(fh)
     error = best_match(_validator(schema).iter_errors(config))
     if error is not None:
         raise ConfigError(*_describe(error))
@@ -308,3 +335,32 @@ def _check_campaign(name: str, campaign: dict, top: dict) -> None:
         if valid and m not in valid:
             raise ConfigError(f"{key}[{i}]", f"{_short(m)} is not a measure of a {kind} "
                               f"campaign ({name})", "use one of " + ", ".join(valid))
+    _check_grids(name, campaign, top)
+
+
+def _check_grids(name: str, campaign: dict, top: dict) -> None:
+    """The plan's grids parse and stay within their limits (checked before any
+    job runs; the sizes need the collection and are checked by the jobs)."""
+    from .bounds import parse_grid
+    from .errors import UsageError
+
+    plan = reliability_plan(campaign, {"reliability": top})
+    for section, sub in (("stability", "fuzz"), ("swap", "fitted_bins")):
+        value = plan[section].get(sub)
+        if value is None:
+            continue
+        try:
+            if sub == "fuzz":
+                parse_grid(value, f"fuzz {value!r}")
+            elif len(value.split(":")) != 2:
+                raise UsageError(f"fitted_bins {value!r}: expected LO:HI, e.g. 0.01:0.16")
+            else:
+                lo, hi = (parse_grid(x, f"fitted_bins {value!r}")[0] for x in value.split(":"))
+                if hi < lo:
+                    raise UsageError(f"fitted_bins {value!r}: LO is above HI")
+        except UsageError as exc:
+            own = ((campaign.get("reliability") or {}).get(section) or {}).get(sub)
+            key = f"campaigns.{name}.reliability" if own is not None else "reliability"
+            raise ConfigError(f"{key}.{section}.{sub}", str(exc),
+                              "see the key's description in workflow/schemas/config.schema.yaml"
+                              ) from None

@@ -26,8 +26,17 @@ class InputError(QacampError):
         self.place = place
         self.problem = problem
         self.fix = fix
-        where = self.path if not place else f"{self.path}: {place}"
+        shown = printable(self.path)
+        where = shown if not place else f"{shown}: {place}"
         super().__init__(f"{where}: {problem}. Fix: {fix}")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\t``, ``\\n``,
+    ``\\x1b``), so a path holding a line break still gives a one-line error."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 class ConfigError(QacampError):

@@ -9,7 +9,8 @@ Tables
 ------
 questions
     One row per question (unit of scoring).  ``qtype`` is FACTOID, LIST, OTHER
-    (TREC), MC (QA4MRE multiple choice), QA (CLEF QA) or VERIFICATION (PAN).
+    (TREC), DEFINITION (TREC 2003; scored by nuggets like OTHER), MC (QA4MRE
+    multiple choice), QA (CLEF QA) or VERIFICATION (PAN).
     ``series`` is the TREC target id, ``topic``/``test`` the QA4MRE topic and
     reading test, ``auxiliary_of`` the main question an auxiliary question
     simplifies (QA4MRE 2013; null if unknown or a main question),
@@ -35,9 +36,11 @@ judgments
     candidate).  ``distinct`` marks the
     one counted instance of each right list answer (null for non-list).
 nuggets
-    Other-question nuggets: ``vital`` and the optional pyramid ``weight``.
+    Other- and definition-question nuggets: ``vital`` and the optional pyramid
+    ``weight``.
 nugget_matches
-    Other judgments: nugget ``nugget`` found in item ``item`` of run ``run``.
+    Other and definition judgments: nugget ``nugget`` found in item ``item``
+    of run ``run``.
 list_key
     Known list instances (answer keys), one row per (qid, instance).
 patterns
@@ -65,6 +68,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "qtype": S,
         "series": S,
         "topic": S,
+        "topic_name": S,
         "test": S,
         "language": S,
         "auxiliary_of": S,
@@ -102,6 +106,10 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
 }
 
 JUDGMENT_CODES = ("R", "W", "U", "X", "L")
+#: question types scored by nuggets: TREC 2004-2007 Other questions and the TREC
+#: 2003 definition questions they succeeded (Voorhees 2005: "The Other questions
+#: were evaluated using the same methodology as the TREC 2003 definition questions")
+NUGGET_QTYPES = ("OTHER", "DEFINITION")
 
 # Sort keys giving every table a canonical row order (bit-identical output).
 SORT_KEYS: dict[str, list[str]] = {

@@ -11,8 +11,16 @@ import re
 import shlex
 import sys
 
-from qacamp.config import bootstrap_measures, raw_files, reliability_plan, validate_config
-from qacamp.errors import ConfigError, QacampError
+from qacamp.config import (
+    RESAMPLING_TESTS,
+    bootstrap_measures,
+    configured,
+    raw_files,
+    reliability_plan,
+    validate_config,
+)
+from qacamp.configfile import read_config_file
+from qacamp.errors import ConfigError, InputError, QacampError
 from qacamp.io import prepare_outdir, write_text, writing
 
 
@@ -32,6 +40,10 @@ def _stop(exc):
 
 
 try:
+    # Snakemake has loaded the --configfile itself, keeping the last of two equal
+    # keys silently: read each file again strictly (qacamp.configfile)
+    for _path in workflow.configfiles:
+        read_config_file(_path)
     validate_config(config, os.path.join(workflow.basedir, "workflow", "schemas",
                                          "config.schema.yaml"))
     for _name, _campaign in config["campaigns"].items():
@@ -39,7 +51,7 @@ try:
             raw_files(_campaign)
         except ConfigError as exc:
             raise ConfigError(f"campaigns.{_name}.{exc.key}", exc.problem, exc.fix) from None
-except ConfigError as exc:
+except (ConfigError, InputError) as exc:
     _stop(exc)
 
 OUT = os.path.normpath(config["outdir"])
@@ -121,6 +133,28 @@ def plan(name):
     return reliability_plan(campaign_cfg(name), config)
 
 
+# Snakemake reads `{name}` in a file path as a wildcard and `<name>` as a path
+# variable, with no escape: a raw file whose path holds either is not given to
+# Snakemake as an input (it would stop the DAG), but as a params value of its
+# size and modification time, so a change to it still reruns the ingest.
+SNAKEMAKE_SYNTAX = re.compile(r"[{}<>]")
+
+
+def raw_inputs(name):
+    """The campaign's raw files that Snakemake can take as input files."""
+    return [p for p in raw_files(campaign_cfg(name)) if not SNAKEMAKE_SYNTAX.search(p)]
+
+
+def raw_stamp(wildcards):
+    """``path size mtime_ns`` of the other raw files (a params value)."""
+    stamps = []
+    for p in raw_files(campaign_cfg(wildcards.campaign)):
+        if SNAKEMAKE_SYNTAX.search(p):
+            st = os.stat(p)
+            stamps.append(f"{p} {st.st_size} {st.st_mtime_ns}")
+    return "\n".join(stamps)
+
+
 def config_file_content(wildcards):
     """``<outdir>/<campaign>/config.json``: the campaign's config as the workflow
     read it (validated, schema defaults filled)."""
@@ -151,7 +185,55 @@ def reliability_targets(name):
             out(f"{name}/reliability/bootstrap_{m}.parquet"),
             out(f"{name}/reliability/bootstrap_{m}_summary.parquet"),
         ]
+    paths += significance_targets(name)
     return paths
+
+
+def significance_targets(name):
+    """Per measure: the per-pair significance frame and its summary."""
+    paths = []
+    for m in plan(name)["measures"]:
+        paths += [
+            out(f"{name}/reliability/significance_{m}.parquet"),
+            out(f"{name}/reliability/significance_{m}_summary.parquet"),
+        ]
+    return paths
+
+
+def significance_resampled(name):
+    return plan(name)["significance"]["test"] in RESAMPLING_TESTS
+
+
+def significance_argv(wc):
+    """The test's settings as quoted words (permutations only for permutation tests)."""
+    s = plan(wc.campaign)["significance"]
+    words = ["--test", s["test"], "--alpha", s["alpha"], "--config-prefix", config_prefix(wc)]
+    if s.get("correction") is not None:
+        words += ["--correction", s["correction"]]
+    if significance_resampled(wc.campaign):
+        words += ["--permutations", s["permutations"]]
+    return argv(*words)
+
+
+def significance_input(wc):
+    """The shards of a permutation test; the scores themselves for the t-test and ANOVA."""
+    if significance_resampled(wc.campaign):
+        return expand(
+            out("{campaign}/reliability/shards/significance_{measure}.{shard}.parquet"),
+            campaign=wc.campaign, measure=wc.measure, shard=range(SHARDS),
+        )
+    return [out(f"{wc.campaign}/scores/runs.parquet"), out(f"{wc.campaign}/ingest/matrix.parquet")]
+
+
+def significance_command_argv(wc, input, output):
+    """`reliability merge --kind significance` of the shards, or the whole test in one
+    job (quoted words)."""
+    if significance_resampled(wc.campaign):
+        files = argv(output.summary, output.pairs, *input)
+        return f"merge --kind significance --summary {files}"
+    seed = argv("--seed", plan(wc.campaign)["seed"])
+    files = argv("--out", output.pairs, "--summary", output.summary)
+    return f"significance {matrix_argv(wc)} {significance_argv(wc)} {seed} {files}"
 
 
 EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]
@@ -186,11 +268,19 @@ def config_prefix(wc):
     return f"campaigns.{wc.campaign}.reliability"
 
 
+def fit_flag(wc, section, key):
+    """``--fit-to-collection`` for a size the campaign did not configure: the
+    kind's default shrinks to a small collection instead of failing."""
+    c = campaign_cfg(wc.campaign)
+    return [] if configured(c, config, section, key) else ["--fit-to-collection"]
+
+
 def swap_argv(wc):
     s = plan(wc.campaign)["swap"]
     return argv(
         "--sizes", s["sizes"], "--trials", s["trials"], "--bin-width", s["bin_width"],
         "--bins", s["bins"], "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
+        *fit_flag(wc, "swap", "sizes"),
     )
 
 
@@ -213,6 +303,7 @@ def stability_argv(wc):
     return argv(
         "--size", s["size"], "--trials", s["trials"], "--fuzz", s["fuzz"],
         "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
+        *fit_flag(wc, "stability", "size"),
     )
 
 

@@ -36,12 +36,13 @@ rule ingest:
     manifest goes first: it describes inputs that are being replaced, and a
     failed ingest must leave none."""
     input:
-        raw=lambda wc: raw_files(campaign_cfg(wc.campaign)),
+        raw=lambda wc: raw_inputs(wc.campaign),
         config=out("{campaign}/config.json"),
     output:
         tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
         resolved=out("{campaign}/ingest/campaign.json"),
     params:
+        raw_stamp=raw_stamp,
         outdir=lambda wc, output: os.path.dirname(output.resolved),
         manifest=lambda wc: out(f"{wc.campaign}/manifest.json"),
     conda:
@@ -59,7 +60,7 @@ rule manifest:
     versions, git commit, and the hashes of every intermediate (ingest,
     scores, reliability), so it is written after them."""
     input:
-        raw=lambda wc: raw_files(campaign_cfg(wc.campaign)),
+        raw=lambda wc: raw_inputs(wc.campaign),
         config=out("{campaign}/config.json"),
         plan=out("{campaign}/plan.json"),
         ingested=out("{campaign}/ingest/campaign.json"),

@@ -144,18 +144,61 @@ rule bootstrap_merge:
         "{output.pairs:q} {input:q} 2> {log:q}"
 
 
+rule significance_shard:
+    """One shard of a permutation test's permutations: per-pair counts."""
+    input:
+        SCORES_DONE,
+        MATRIX,
+    output:
+        temp(out("{campaign}/reliability/shards/significance_{measure}.{shard}.parquet")),
+    params:
+        matrix_argv=matrix_argv,
+        significance_argv=significance_argv,
+        seed=lambda wc: plan(wc.campaign)["seed"],
+        shard=lambda wc: f"{wc.shard}/{SHARDS}",
+    conda:
+        "../envs/qacamp.yaml"
+    log:
+        out("{campaign}/logs/significance_{measure}.{shard}.log"),
+    shell:
+        "qacamp reliability significance {params.matrix_argv} {params.significance_argv} "
+        "--seed {params.seed:q} --shard {params.shard:q} --out {output:q} 2> {log:q}"
+
+
+rule significance:
+    """Merge a permutation test's shards (checked: complete, one analysis), or run the
+    t-test / ANOVA in one job; p-values, corrections, the one-row summary."""
+    input:
+        significance_input,
+    output:
+        pairs=out("{campaign}/reliability/significance_{measure}.parquet"),
+        summary=out("{campaign}/reliability/significance_{measure}_summary.parquet"),
+    params:
+        command_argv=significance_command_argv,
+    conda:
+        "../envs/qacamp.yaml"
+    log:
+        out("{campaign}/logs/significance_{measure}.log"),
+    shell:
+        "qacamp reliability {params.command_argv} 2> {log:q}"
+
+
 # One rule per campaign: the equivalence files depend on the campaign's measures.
 for _c in CAMPAIGNS:
 
     rule:
         """Kendall tau between rankings, swaps between rankings, assessor agreement,
-        per-unit distributions, box-plot data and equivalence groups."""
+        per-unit distributions, box-plot data and the runs each run cannot be told apart
+        from (swap method and significance test, as letters)."""
         name:
             f"extras_{_c}"
         input:
             scores=out(f"{_c}/scores/runs.parquet"),
             summaries=[
                 out(f"{_c}/reliability/swap_{m}_summary.parquet") for m in plan(_c)["measures"]
+            ],
+            significance=[
+                out(f"{_c}/reliability/significance_{m}.parquet") for m in plan(_c)["measures"]
             ],
         output:
             extras_targets(_c),
@@ -168,10 +211,11 @@ for _c in CAMPAIGNS:
             measures_argv=options("--measure", plan(_c)["measures"]),
             kendall_argv=argv("--kendall-variant", plan(_c)["kendall"]["variant"]),
             summaries_argv=lambda wc, input: options("--summary", input.summaries),
+            significance_argv=lambda wc, input: options("--significance", input.significance),
         conda:
             "../envs/qacamp.yaml"
         log:
             out(f"{_c}/logs/extras.log"),
         shell:
             "qacamp reliability extras {params.dirs_argv} {params.measures_argv} "
-            "{params.kendall_argv} {params.summaries_argv} 2> {log:q}"
+            "{params.kendall_argv} {params.summaries_argv} {params.significance_argv} 2> {log:q}"

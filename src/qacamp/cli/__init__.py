@@ -37,6 +37,7 @@ HELP = {
     "manifest": "write the provenance manifest of a campaign's results",
     "duckdb": "(re)build <campaign folder>/campaign.duckdb: one SQL view per Parquet table",
     "verify": "check a results folder against qacamp's records: changed, missing and stale files",
+    "run": "run the whole workflow on a config in the current folder (as `make run`)",
 }
 SUBCOMMANDS = tuple(HELP)
 

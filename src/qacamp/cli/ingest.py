@@ -39,14 +39,12 @@ def _load(args) -> tuple[str, dict]:
     if args.config is not None:
         if not args.campaign:
             raise UsageError("--config needs --campaign NAME")
-        import yaml
+        from ..configfile import check_plain, read_config_file
 
-        try:
-            cfg = yaml.safe_load(args.config.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"cannot read --config {args.config}: {exc}") from exc
-        except yaml.YAMLError as exc:
-            raise ConfigError("<file>", f"{args.config} is not valid YAML ({exc})") from exc
+        # bounded and strict: a named pipe, UTF-16, a repeated key or an alias
+        # bomb is one error naming the file (qacamp.configfile)
+        cfg = read_config_file(args.config)
+        check_plain(cfg)
         campaigns = (cfg or {}).get("campaigns") if isinstance(cfg, dict) else None
         if not isinstance(campaigns, dict):
             raise ConfigError("campaigns", "missing", "list the campaigns under `campaigns:`")

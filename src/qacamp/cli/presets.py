@@ -10,7 +10,8 @@ from . import HELP
 
 def register(sub):
     p = sub.add_parser("presets", help=HELP["presets"],
-                       description="Print the presets: name, kinds, title, settings.")
+                       description="Print every preset setting with the sentence of its "
+                                   "source that supports it, or 'project choice: reason'.")
     p.add_argument("--markdown", nargs="?", const="docs/presets.md", default=None,
                    metavar="PATH", help="write the presets as Markdown to PATH "
                    "(default docs/presets.md; '-' for stdout)")
@@ -28,8 +29,9 @@ def run(args) -> int:
         else:
             write_text(text, Path(args.markdown))
         return 0
-    print("name\tkinds\ttitle\tsettings")
+    print("preset\tkinds\tkey\tvalue\tsource\tsentence or reason")
     for p in presets.PRESETS.values():
-        settings = "; ".join(f"{k}={v}" for k, v in presets.flatten(p.settings))
-        print(f"{p.name}\t{','.join(p.kinds)}\t{p.title}\t{settings}")
+        for key, value in presets.flatten(p.settings):
+            cite, text = presets.source_text(p, key)
+            print(f"{p.name}\t{','.join(p.kinds)}\t{key}\t{value}\t{cite}\t{text}")
     return 0

@@ -33,11 +33,12 @@ def _print(paths: list[Path]) -> None:
 
 
 def cmd_tables(args: argparse.Namespace) -> list[Path]:
-    from ..report.build import build_tables, write_tables
+    from ..report.build import build_tables, latex_label_prefix, write_tables
     from ..report.campaign import Campaign
 
     c = Campaign(args.campaign_dir, args.judgment_set, args.measure, not args.no_reliability)
-    return write_tables(list(build_tables(c).values()), Path(args.out))
+    return write_tables(list(build_tables(c).values()), Path(args.out),
+                        latex_label_prefix(c.name))
 
 
 def cmd_figures(args: argparse.Namespace) -> list[Path]:
@@ -49,10 +50,11 @@ def cmd_figures(args: argparse.Namespace) -> list[Path]:
 
 
 def cmd_editions(args: argparse.Namespace) -> list[Path]:
-    from ..report.build import build_editions, write_tables
+    from ..report.build import build_editions, latex_label_prefix, write_tables
 
     table = build_editions(args.campaign_dir, args.judgment_set, args.measure_name)
-    return write_tables([table], Path(args.out))
+    # the overview's labels: tab:overview-editions (unique beside the campaigns')
+    return write_tables([table], Path(args.out), latex_label_prefix(Path(args.out).name))
 
 
 def cmd_page(args: argparse.Namespace) -> list[Path]:

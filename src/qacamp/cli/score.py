@@ -18,13 +18,15 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..io import read_json, read_parquet, write_scores, writing
+    from ..ingest import read_resolved
+    from ..io import read_parquet, write_scores, writing
+    from ..report.formats import spreadsheet_safe
     from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
     from ..tables import SCHEMAS
 
     ingest = Path(args.ingest)
     with writing("qacamp score", dirs=[args.out], inputs=[ingest], force=args.force):
-        campaign = read_json(ingest / "campaign.json", "the resolved campaign (campaign.json)")
+        campaign = read_resolved(ingest / "campaign.json")
         # every table ingest writes, verified and checked against its declared
         # schema (another table's file is refused, never conformed)
         tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
@@ -35,5 +37,5 @@ def run(args) -> int:
         flat = dict(campaign.get("options") or {}) | campaign
         primary = primary_set(kind, flat, present)
         write_scores({name: result[name] for name in OUT_SCHEMAS},
-                     runs_wide(result["runs"], primary, kind), args.out)
+                     spreadsheet_safe(runs_wide(result["runs"], primary, kind)), args.out)
     return 0

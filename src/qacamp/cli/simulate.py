@@ -2,7 +2,15 @@
 
 Kinds: trec-factoid, trec-series, qa4mre, clef-qa, pan, and ``demo`` (every
 demo campaign under ``--out``, e.g. ``resources/demo``).  The same seed gives
-byte-identical files.  Size options apply to the kinds that have them
+byte-identical files.
+
+``--questions-from FILE`` simulates runs and judgments for a campaign's own
+real questions, to try the whole pipeline on the real collection before the
+real runs arrive: trec-series takes the series XML (runs, judged factoid /
+list / Other files, nuggets and list key for exactly those questions),
+qa4mre the gold standard (runs over its topics, reading tests and answer
+ids).  The real file is read by the project's reader and not rewritten:
+point the campaign's ``questions:`` / ``gold:`` at it.  Size options apply to the kinds that have them
 (``--questions``: trec-factoid, clef-qa, pan; ``--judgment-sets``:
 trec-factoid; ``--series``: trec-series; ``--topics``/``--tests``: qa4mre);
 giving one to another kind is a usage error.
@@ -43,6 +51,9 @@ def register(sub) -> None:
     for name, help_ in SIZE_OPTIONS.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, default=None,
                        help=help_)
+    p.add_argument("--questions-from", default=None, metavar="FILE",
+                   help="simulate for a campaign's own questions: a TREC series XML "
+                        "(trec-series) or a QA4MRE gold standard (qa4mre)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_force_option(p)
     p.set_defaults(func=run)
@@ -51,7 +62,8 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..io import writing
 
-    with writing(f"qacamp simulate {args.kind}", dirs=[args.out], force=args.force):
+    with writing(f"qacamp simulate {args.kind}", dirs=[args.out], inputs=[args.questions_from],
+                 force=args.force):
         counts = _simulate(args)
     print(json.dumps(counts, sort_keys=True))
     return 0
@@ -67,6 +79,9 @@ def _simulate(args: argparse.Namespace) -> dict:
             raise UsageError(f"simulate demo takes no size options (got {', '.join(given)})")
         seed = sim.DEMO_SEED if args.seed is None else args.seed
         counts = sim.demo(args.out, seed=seed, quiet=args.quiet)
+    elif args.questions_from is not None:
+        counts = sim.simulate_for_questions(args.kind, args.out, args.questions_from,
+                                            seed=args.seed, quiet=args.quiet, **given)
     else:
         func, opts_cls = sim.KINDS[args.kind]
         fields = {f.name for f in dataclasses.fields(opts_cls)}

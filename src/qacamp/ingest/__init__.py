@@ -99,6 +99,20 @@ def warning_lines(warnings: pl.DataFrame) -> list[str]:
     return out
 
 
+def read_resolved(path: str | Path) -> dict:
+    """The resolved campaign ``campaign.json`` that :func:`write_ingest` wrote,
+    verified against qacamp's record of it (:func:`qacamp.io.read_json`: a
+    JSON object), with an ``options`` object; else an InputError naming it."""
+    from ..errors import InputError
+    from ..io import read_json
+
+    doc = read_json(path, "the resolved campaign (campaign.json)")
+    if not isinstance(doc.get("options", {}), dict):
+        raise InputError(path, "key 'options'", "the resolved campaign's options are not a "
+                         "JSON object", "run `qacamp ingest` again (it writes campaign.json)")
+    return doc
+
+
 # --------------------------------------------------------------------------- writing
 
 def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Path) -> None:
@@ -127,5 +141,5 @@ def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Pa
                           "free space or fix the folder's permissions, then rerun") from exc
 
 
-__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines",
+__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
            "SERIES_WEIGHTS", "KINDS", "REQUIRED", "SKIPPABLE", "DEFAULT_MIN_COVERAGE"]

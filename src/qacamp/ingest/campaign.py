@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..bounds import number_problem, range_text
 from ..config import expand_files, primary_judgment_set
 from ..errors import ConfigError
 from ..presets import apply_preset
@@ -36,7 +37,7 @@ SERIES_WEIGHTS: dict[int, dict[str, float]] = {
 }
 
 FILE_KEYS = {
-    "trec-factoid": ("questions", "list_key", "patterns"),
+    "trec-factoid": ("questions", "nuggets", "list_key", "patterns"),
     "trec-series": ("questions", "nuggets", "pyramid", "list_key", "patterns_factoid",
                     "patterns_list"),
     "qa4mre": ("gold", "runs"),
@@ -45,8 +46,12 @@ FILE_KEYS = {
     "score-matrix": ("matrix",),
 }
 SERIES_PARTS = ("factoid", "list", "other", "other_nuggets")
+#: parts of a trec-factoid judgment set given as a mapping (TREC 2003: judged
+#: definition runs in two parts, like the Other runs of the series); a list of
+#: files is the same as {factoid: files}
+FACTOID_PARTS = ("factoid", "list", "definition", "definition_nuggets")
 
-SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list",),
+SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list", "definition"),
                                          "trec-series": ("factoid", "list", "other")}
 """Question types whose measures a campaign may skip explicitly (``skip:``)
 when the files they need are not given."""
@@ -60,7 +65,7 @@ SCORING_KEYS: dict[str, tuple[str, ...]] = {
     "trec-factoid": ("beta", "max_rank"),
     "trec-series": ("other_score", "beta", "max_rank"),
     "qa4mre": ("pass_rule", "test_std_ddof"),
-    "pan": ("edition",),
+    "pan": ("edition", "pan_evaluator"),
 }
 """Campaign keys that only the scoring reads (checked here, passed on in ``options``)."""
 
@@ -81,9 +86,10 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         raise ConfigError(f"campaigns.{name}.kind", f"unknown or missing kind {kind!r}",
                           f"use one of {', '.join(KINDS)}")
     for key in REQUIRED[kind]:
-        if key not in campaign:
-            raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})",
-                              f"add the key '{key}'")
+        if campaign.get(key) is None:
+            raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})"
+                              if key not in campaign else f"is null (required for kind {kind})",
+                              f"give the key '{key}' its value")
     prefix = f"campaigns.{name}"
     files: dict[str, Any] = {}
     for key in FILE_KEYS[kind]:
@@ -115,9 +121,12 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         sets = [primary]
         if kind == "qa4mre":
             options = {"language": campaign.get("language", "EN"),
-                       "main_questions": campaign.get("main_questions", 15),
-                       "pass_threshold": campaign.get("pass_threshold", 0.5),
-                       "baseline_seed": campaign.get("baseline_seed", 1),
+                       "main_questions": _number(prefix, campaign, "main_questions", 15,
+                                                 lo=1, integer=True),
+                       "pass_threshold": _number(prefix, campaign, "pass_threshold", 0.5,
+                                                 lo=0, hi=1),
+                       "baseline_seed": _number(prefix, campaign, "baseline_seed", 1,
+                                                lo=0, integer=True),
                        "edition": campaign.get("edition")}
         elif kind == "score-matrix":
             options = {"measure": campaign.get("measure", "score")}
@@ -130,6 +139,16 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
         if key in campaign:
             out[key] = campaign[key]
     return out
+
+
+def _number(prefix: str, campaign: dict, key: str, default: float, **bounds) -> Any:
+    """The campaign's number ``key`` (``default`` when absent), finite and in range."""
+    value = campaign.get(key, default)
+    problem = number_problem(value, **bounds)
+    if problem is not None:
+        raise ConfigError(f"{prefix}.{key}", problem,
+                          f"give {range_text(**bounds)} (default {default})")
+    return value
 
 
 def _scoring_options(kind: str, prefix: str, campaign: dict, options: dict) -> dict:
@@ -156,11 +175,14 @@ def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict
     files["judgment_sets"] = {}
     for set_name, spec in js.items():
         key = f"{prefix}.judgment_sets.{set_name}"
-        if kind == "trec-factoid":
-            files["judgment_sets"][set_name] = expand_files(spec, base_dir, key)
+        if kind == "trec-factoid" and not isinstance(spec, dict):
+            files["judgment_sets"][set_name] = {"factoid": expand_files(spec, base_dir, key)}
             continue
-        if not isinstance(spec, dict) or not set(spec) <= set(SERIES_PARTS) or not spec:
-            raise ConfigError(key, "must map factoid/list/other/other_nuggets to files",
+        parts = FACTOID_PARTS if kind == "trec-factoid" else SERIES_PARTS
+        if not isinstance(spec, dict) or not set(spec) <= set(parts) or not spec:
+            raise ConfigError(key, f"must map {'/'.join(parts)} to files",
+                              "e.g. {factoid: j/*.factoid, definition: j/*.def, "
+                              "definition_nuggets: j/*.defnug}" if kind == "trec-factoid" else
                               "e.g. {factoid: j/*.factoid, other: j/*.other}")
         files["judgment_sets"][set_name] = {
             part: expand_files(sub, base_dir, f"{key}.{part}") for part, sub in spec.items()}
@@ -189,8 +211,9 @@ def _skip(kind: str, prefix: str, campaign: dict) -> list[str]:
 
 
 def _judgment_codes(prefix: str, codes: Any) -> dict[str, str]:
-    """Extra raw judgment codes -> canonical R W U X L (e.g. NIST's code for a
-    locally correct answer in 2006-2007, believed to be 4: ``{"4": L}``)."""
+    """Extra raw judgment codes -> canonical R W U X L (e.g. ``{"4": L}`` when a
+    campaign's files mark locally correct answers with 4; no source at hand
+    confirms which code NIST's 2006-2007 files use, so no preset sets one)."""
     from ..tables import JUDGMENT_CODES
 
     ok = isinstance(codes, dict) and all(

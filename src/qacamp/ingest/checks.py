@@ -14,9 +14,10 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ..readers._text import data_lines, end_of_file
+from ..readers._text import control_character, data_lines, end_of_file
 
-PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER"}
+PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER",
+               "definition": "DEFINITION"}
 """Judged-run part -> the question type its lines must answer."""
 
 
@@ -74,8 +75,8 @@ def line_of(path: str, qid: str, field: int = 0, tab: bool = False, nth: int = 1
 def line_of_item(path: str, part: str, qid: str, item: int) -> int | None:
     """The line of response (qid, item) in a judged TREC run file of ``part``:
     the item-th line of the question (factoid, list) or the line numbering
-    the item (Other part one)."""
-    if part != "other":
+    the item (Other and definition part one)."""
+    if part not in ("other", "definition"):
         return line_of(path, qid, nth=item)
     for no, line in data_lines(path):
         parts = line.split()
@@ -133,12 +134,25 @@ def check_types(path: str, part: str, responses: pl.DataFrame, qtypes: dict[str,
 
 
 def check_run_unique(seen: dict[str, str], run: str, path: str, what: str,
-                     place: str | None = None) -> None:
+                     place: Callable[[], str | None] | None = None) -> None:
+    """``run`` comes from no earlier file (``place()``, called only then, gives
+    the place to name; default the file's first data line)."""
     if run in seen:
-        raise InputError(path, place or first_place(path),
+        raise InputError(path, (place() if place else None) or first_place(path),
                          f"run '{run}' also comes from {seen[run]} ({what})",
                          "give each run one file (check for copies of the same file)")
     seen[run] = path
+
+
+def check_run_name(path: str, run: str, place: Callable[[], str]) -> None:
+    """A run name is text that tables can hold: not empty, no control
+    character (a tab or line break would split eval's tab-separated output)."""
+    bad = "no name" if not run.strip() else control_character(run)
+    if bad is not None:
+        what = "the run has no name" if bad == "no name" else \
+            f"the run name {run!r} holds a {bad}"
+        raise InputError(path, place(), what, "give the run a name of visible characters "
+                         "(letters, digits, - _ . and spaces)")
 
 
 def coverage(acc: Acc, path: str, responses: pl.DataFrame, n_questions: int, what: str,
@@ -214,6 +228,7 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
             if resp.height == 0:
                 continue
             run = resp["run"][0]
+            check_run_name(path, run, lambda p=path: first_place(p))
             key = (part, run)
             if key in per_set[set_name]:
                 raise InputError(path, first_place(path),

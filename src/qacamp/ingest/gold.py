@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..readers import clef, matrix, pan, qa4mre
-from .checks import Acc, check_known, check_run_unique, coverage, word_place
+from .checks import Acc, check_known, check_run_name, check_run_unique, coverage, first_place
 from .trec import merge_questions
 
 Where = dict[tuple[str, str, str], str]
@@ -21,7 +21,8 @@ def _one(resolved: dict, key: str, what: str) -> str:
 def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
     opts = resolved["options"]
     gold = _one(resolved, "gold", "gold standard XML")
-    questions, options = qa4mre.read_gold(gold, opts["main_questions"], opts["language"])
+    questions, options = qa4mre.read_gold(gold, opts["main_questions"], opts["language"],
+                                          require_correct=True)
     acc.add("questions", questions)
     acc.add("options", options)
     seen: dict[str, str] = {}
@@ -29,7 +30,7 @@ def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
     for path in resolved["files"]["runs"]:
         resp, judg = qa4mre.read_run(path, questions, options)
         run = resp["run"][0]
-        check_run_unique(seen, run, path, "run_id", word_place(path, run))
+        check_run_unique(seen, run, path, "run_id", lambda p=path: qa4mre.run_place(p))
         coverage(acc, path, resp, questions.height, "questions of the gold standard",
                  opts["min_coverage"])
         where[(resolved["primary"], "mc", run)] = path
@@ -48,6 +49,7 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
     for path in resolved["files"]["runs"]:
         resp, judg = clef.read_run(path)
         run = resp["run"][0]
+        check_run_name(path, run, lambda p=path: first_place(p))
         check_run_unique(seen, run, path, "run column")
         check_known(path, resp, known, "the question set", field=1, tab=True)
         coverage(acc, path, resp, questions.height, "questions",
@@ -65,8 +67,9 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
     seen: dict[str, str] = {}
     where: Where = {}
     for path in resolved["files"]["answers"]:
-        resp, judg = pan.read_answers(path, questions, options)
         run = pan.run_name(path)
+        check_run_name(path, run, lambda: "byte 0")
+        resp, judg = pan.read_answers(path, questions, options)
         check_run_unique(seen, run, path, "runs are named by the answers file's folder")
         coverage(acc, path, resp, questions.height, "problems of the truth file",
                  resolved["options"]["min_coverage"])

@@ -1,6 +1,7 @@
 """TREC kinds: trec-factoid (2002-2003 ``<top>`` files or series XML, judged
-factoid and list runs) and trec-series (2004-2007 series XML, judged factoid,
-list and Other runs, nugget lists, list keys)."""
+factoid and list runs; TREC 2003 definition questions with their nugget list
+and judged definition runs) and trec-series (2004-2007 series XML, judged
+factoid, list and Other runs, nugget lists, list keys)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .. import tables
 from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
 from ..readers._text import data_lines, end_of_file, iter_lines, read_bytes
-from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, word_place
+from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
 
 Where = dict[tuple[str, str, str], str]
 
@@ -66,12 +67,16 @@ def merge_questions(qframes: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
     return pl.concat(out)
 
 
-def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str,
+def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str | tuple[str, ...],
               what: str) -> None:
-    """Every question an answer key names is a ``want`` question of the set."""
-    bad = [q for q in key["qid"].unique(maintain_order=True).to_list() if qtypes.get(q) != want]
+    """Every question an answer key (or pattern file) names is a ``want``
+    question of the set (a key for unknown questions would be silently unused)."""
+    wanted = (want,) if isinstance(want, str) else want
+    bad = [q for q in key["qid"].unique(maintain_order=True).to_list()
+           if qtypes.get(q) not in wanted]
     if not bad:
         return
+    want = " or ".join(wanted)
     qid = bad[0]
     line = None
     for no, text in iter_lines(path):
@@ -84,6 +89,31 @@ def _key_qids(path: str, key: pl.DataFrame, qtypes: dict[str, str], want: str,
                      f"the {what} lists question {qid}, which is {found}",
                      f"give the {what} of the same year as the questions (it may only name "
                      f"{want} questions)")
+
+
+def _distinct_within_key(acc: Acc, where: Where, key_path: str, key: pl.DataFrame) -> None:
+    """No judged list run marks more right, distinct instances of a question
+    than the answer key holds: the key is NIST's final answer set, "compiled
+    from the union of the correct responses across all runs plus the instances
+    the assessor found" (Voorhees 2005), so D <= S and list recall <= 1."""
+    s = key.group_by("qid").agg(pl.len().alias("S"))
+    marked = (acc.table("judgments")
+              .filter((pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
+              .join(s, on="qid").sort("judgment_set", "run", "qid", "item")
+              .with_columns(pl.int_range(1, pl.len() + 1).over("judgment_set", "run", "qid")
+                            .alias("D")))
+    over = marked.filter(pl.col("D") > pl.col("S"))
+    if not over.height:
+        return
+    row = over.row(0, named=True)
+    path = where.get((row["judgment_set"], "list", row["run"]), key_path)
+    line = line_of_item(path, "list", row["qid"], row["item"]) if path != key_path else None
+    raise InputError(path, f"line {line}" if line else None,
+                     f"run '{row['run']}' marks more than {row['S']} right instances of question "
+                     f"{row['qid']} distinct, but the list answer key ({key_path}) holds "
+                     f"{row['S']}: list recall would exceed 1",
+                     "check the distinct flags (one per instance), or give the answer key "
+                     "that holds every instance judged right")
 
 
 # --------------------------------------------------------------------------- trec-factoid
@@ -104,15 +134,27 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
 
     codes = resolved["options"].get("judgment_codes")
     ranked = resolved["options"].get("run_format") == "ranked"
+    _check_definitions(resolved, questions)
+    nugget_keys = None
+    npath = _one(resolved, "nuggets", "nugget list")
+    if npath is not None:  # TREC 2003: the definition questions' nugget list
+        nuggets = answer_keys.read_nuggets(npath)
+        _key_qids(npath, nuggets, qtypes, "DEFINITION", "nugget list")
+        acc.add("nuggets", nuggets)
+        nugget_keys = nuggets.select("qid", "nugget")
 
-    def read_files(set_name, paths):
-        for path in paths:
+    def read_files(set_name, spec):
+        for path in spec.get("factoid", []):
             if qtypes.get(_first_qid(path)) == "LIST":
                 resp, judg = trec_runs.read_judged_list(path, set_name, codes)
                 yield "list", path, resp, judg
             else:
                 resp, judg = trec_runs.read_judged_factoid(path, set_name, codes, ranked)
                 yield "factoid", path, resp, judg
+        for path in spec.get("list", []):
+            resp, judg = trec_runs.read_judged_list(path, set_name, codes)
+            yield "list", path, resp, judg
+        yield from _other_files(acc, set_name, spec, nugget_keys, "definition")
 
     where = judged_sets(resolved, acc, questions, read_files)
     key = _one(resolved, "list_key", "list answer key")
@@ -126,10 +168,38 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
     if key is not None:
         lk = answer_keys.read_list_key(key)
         _key_qids(key, lk, qtypes, "LIST", "list answer key")
+        _distinct_within_key(acc, where, key, lk)
         acc.add("list_key", lk)
     for path in files.get("patterns", []):
-        acc.add("patterns", answer_keys.read_patterns(path))
+        pats = answer_keys.read_patterns(path)
+        _key_qids(path, pats, qtypes, ("FACTOID", "LIST"), "answer pattern file")
+        acc.add("patterns", pats)
     return where
+
+
+def _check_definitions(resolved: dict, questions: pl.DataFrame) -> None:
+    """TREC 2003 definition questions need the nugget list and judged definition
+    runs (part one and part two) in the primary set, unless ``skip: [definition]``:
+    never scored as factoids, never silently dropped."""
+    n = questions.filter(pl.col("qtype") == "DEFINITION").height
+    if not n or "definition" in resolved["options"]["skip"]:
+        return
+    files, prefix = resolved["files"], f"campaigns.{resolved['name']}"
+    fix = "add skip: [definition] to leave the definition questions out of every score"
+    if not files.get("nuggets"):
+        raise ConfigError(f"{prefix}.nuggets", f"the questions include {n} DEFINITION "
+                          "questions but no nugget list is given",
+                          f"give nuggets (the definition nugget list, e.g. "
+                          f"trec12answers_definition), or {fix}")
+    for set_name, spec in files["judgment_sets"].items():
+        for need in ("definition", "definition_nuggets"):
+            if (set_name == resolved["primary"] or spec.get("definition")) \
+                    and not spec.get(need):
+                raise ConfigError(f"{prefix}.judgment_sets.{set_name}.{need}",
+                                  f"the questions include {n} DEFINITION questions but "
+                                  f"judgment set '{set_name}' has no {need} files",
+                                  f"give the judged {need} files (docs/formats.md, judged "
+                                  f"definition runs), or {fix}")
 
 
 # --------------------------------------------------------------------------- trec-series
@@ -234,45 +304,50 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
     if key is not None:
         lk = answer_keys.read_list_key(key)
         _key_qids(key, lk, qtypes, "LIST", "list answer key")
+        _distinct_within_key(acc, where, key, lk)
         acc.add("list_key", lk)
-    for name in ("patterns_factoid", "patterns_list"):
+    for name, want in (("patterns_factoid", "FACTOID"), ("patterns_list", "LIST")):
         for path in files.get(name, []):
-            acc.add("patterns", answer_keys.read_patterns(path))
+            pats = answer_keys.read_patterns(path)
+            _key_qids(path, pats, qtypes, want, f"{name.replace('_', ' ')} file")
+            acc.add("patterns", pats)
     return where
 
 
-def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame | None):
-    """Judged Other runs: part-two files pair with part-one files by run tag."""
+def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame | None,
+                 part: str = "other"):
+    """Judged Other (or TREC 2003 definition, ``part="definition"``) runs:
+    part-two files (``<part>_nuggets``) pair with part-one files by run tag."""
     twos: dict[str, str] = {}
-    for path in spec.get("other_nuggets", []):
+    for path in spec.get(f"{part}_nuggets", []):
         tag = _first_tag(path)
         if tag in twos:
             raise InputError(path, first_place(path), f"run '{tag}' also comes from {twos[tag]} "
-                             f"(judgment set '{set_name}', other_nuggets)",
+                             f"(judgment set '{set_name}', {part}_nuggets)",
                              "give each run one part-two file")
         twos[tag] = path
     used: set[str] = set()
-    for path in spec.get("other", []):
+    for path in spec.get(part, []):
         tag = _first_tag(path)
         two = twos.get(tag)
         if two is None:
             resp, _ = trec_runs.read_judged_other(path, None, set_name)
             matches = tables.empty("nugget_matches")
-            if spec.get("other_nuggets"):
+            if spec.get(f"{part}_nuggets"):
                 acc.warn(path, "line 1", "other-no-part-two",
                          f"run '{tag}' has no part-two file in judgment set '{set_name}': no "
-                         "nugget counts as found in its Other responses (Other scores 0)")
+                         f"nugget counts as found in its {part} responses (they score 0)")
         else:
             used.add(tag)
             resp, matches = trec_runs.read_judged_other(path, two, set_name)
             _check_matches(two, matches, nugget_keys)
         acc.add("nugget_matches", matches)
-        yield "other", path, resp, None
+        yield part, path, resp, None
     for tag, path in twos.items():
         if tag not in used:
             raise InputError(path, first_place(path), f"part-two file of run '{tag}' has no part-one "
                              f"file in judgment set '{set_name}'",
-                             "list the run's part-one file under `other`")
+                             f"list the run's part-one file under `{part}`")
 
 
 __all__ = ["trec_factoid", "trec_series", "merge_questions", "line_of"]

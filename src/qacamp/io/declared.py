@@ -21,6 +21,8 @@ _RELIABILITY = [
     (re.compile(r"stability_.+"), "stability", "SUMMARY_SCHEMA"),
     (re.compile(r"bootstrap_.+_summary"), "bootstrap", "SUMMARY_SCHEMA"),
     (re.compile(r"bootstrap_.+"), "bootstrap", "PAIR_SCHEMA"),
+    (re.compile(r"significance_.+_summary"), "significance", "SUMMARY_SCHEMA"),
+    (re.compile(r"significance_.+"), "significance", "PAIR_SCHEMA"),
     (re.compile(r"kendall"), "ranking", "TAU_SCHEMA"),
     (re.compile(r"ranking_swaps"), "extras", "SWAPS_SCHEMA"),
     (re.compile(r"agreement"), "extras", "AGREEMENT_SCHEMA"),
@@ -32,6 +34,7 @@ _SHARDS = [
     (re.compile(r"swap_.+\.\d+"), "swap", "SWAP_SCHEMA"),
     (re.compile(r"stability_.+\.\d+"), "stability", "COUNT_SCHEMA"),
     (re.compile(r"bootstrap_.+\.\d+"), "bootstrap", "COUNT_SCHEMA"),
+    (re.compile(r"significance_.+\.\d+"), "significance", "COUNT_SCHEMA"),
 ]
 
 
@@ -52,11 +55,16 @@ def declared_schema(path: str | Path) -> dict | None:
         from ..scoring.frames import OUT_SCHEMAS
 
         return OUT_SCHEMAS.get(stem)
-    table = _RELIABILITY if folder == "reliability" else \
-        _SHARDS if folder == "shards" and p.parent.parent.name == "reliability" else []
+    shard = folder == "shards" and p.parent.parent.name == "reliability"
+    table = _RELIABILITY if folder == "reliability" else _SHARDS if shard else []
     for pattern, module, name in table:
         if pattern.fullmatch(stem):
-            return getattr(importlib.import_module(f"qacamp.reliability.{module}"), name)
+            schema = getattr(importlib.import_module(f"qacamp.reliability.{module}"), name)
+            if shard:  # a shard carries its identity besides the counts
+                from ..reliability.shards import ID_SCHEMA
+
+                schema = {**schema, **ID_SCHEMA}
+            return schema
     return None
 
 

@@ -62,6 +62,49 @@ def outcome_indicators(outcome: pl.Expr) -> list[pl.Expr]:
             for code in ("R", "W", "UR", "UW", "UE")]
 
 
+#: The measures that are a mean (or, for the counts, a sum) of one value per
+#: question, and that value for each outcome (R, W, UR, UW, UE; an outcome not
+#: listed counts 0): accuracy = mean of R; UF = mean of U(i), "+1 correct, 0
+#: unanswered, -1 incorrect" (c@1 paper, Formula 1); QA4MRE accuracy = mean of
+#: (R or UR).  c@1 and correctly discarded are ratios of counts: they have no
+#: per-question value.  ``qacamp eval -q`` prints these per question, and the
+#: swap method's question-level matrices use the same values
+#: (:func:`qacamp.reliability.builders.from_outcomes`).
+PER_QUESTION: dict[str, dict[str, float]] = {
+    "accuracy": {"R": 1.0},
+    "utility": {"R": 1.0, "W": -1.0},
+    "qa4mre_accuracy": {"R": 1.0, "UR": 1.0},
+    "n_right": {"R": 1.0},
+    "n_wrong": {"W": 1.0},
+    "n_unanswered": {"UR": 1.0, "UW": 1.0, "UE": 1.0},
+    "n_unanswered_right": {"UR": 1.0},
+    "n_unanswered_wrong": {"UW": 1.0},
+    "n_unanswered_empty": {"UE": 1.0},
+}
+
+
+def outcome_values(outcome: pl.Expr | pl.Series, measure: str):
+    """The per-question value of ``measure`` (:data:`PER_QUESTION`) for an
+    outcome column or series."""
+    return outcome.replace_strict(PER_QUESTION[measure], default=0.0,
+                                  return_dtype=pl.Float64)
+
+
+def per_question(outcomes: pl.DataFrame, measures: Sequence[str]) -> pl.DataFrame:
+    """``judgment_set, run, measure, unit, value``: one row per question and
+    measure of ``measures`` that has a per-question value, from
+    ``scores/outcomes.parquet`` (unit = the question id)."""
+    frames = [outcomes.select("judgment_set", "run", pl.lit(m).alias("measure"),
+                              pl.col("qid").alias("unit"),
+                              outcome_values(pl.col("outcome"), m).alias("value"))
+              for m in measures if m in PER_QUESTION]
+    if not frames:
+        return pl.DataFrame(schema={"judgment_set": pl.String, "run": pl.String,
+                                    "measure": pl.String, "unit": pl.String,
+                                    "value": pl.Float64})
+    return pl.concat(frames)
+
+
 def counts(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ()) -> pl.DataFrame:
     """Outcome counts n_r, n_w, n_ur, n_uw, n_ue per group ``keys`` of a frame with
     one row per question and the outcome columns r, w, ur, uw, ue (0/1, or

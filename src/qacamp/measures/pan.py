@@ -21,7 +21,15 @@ Octave scripts follow the same rules for AUC and c@1):
 - F1: "Non-answers are removed for the F1 score calculation", then
   F1 = 2 TP / (2 TP + FP + FN) with "same author" the positive class.
 - F0.5u (Bevendorff et al. 2019): non-answers count as false negatives,
-  F0.5u = 1.25 TP / (1.25 TP + 0.25 (FN + nu) + FP).
+  F0.5u = 1.25 TP / (1.25 TP + 0.25 (FN + nu) + FP).  That is the evaluator
+  since its commit "Fix F_0.5 calculation" (4a56c34, 2021-05-28), evaluator
+  ``current``.  Before it (evaluator ``published``, the version that computed
+  the PAN 2020 organizers' table) the F0.5u input was binarised with
+  ``>= 0.5 -> 1``: a value of exactly 0.5 (and a missing problem) counted as a
+  "same author" decision, so nu was always 0 and such a problem was a TP or
+  an FP.  Only F0.5u (and so ``overall``) differs between the two; the
+  campaign key ``pan_evaluator`` chooses, its default follows the edition
+  (:data:`EVALUATOR_DEFAULTS`, docs/semantics.md).
 - Brier: reported as its complement, 1 - (1/n) sum (value - truth)^2, over all
   problems (non-answers included as 0.5).
 - overall: the mean of the edition's measures (PAN 2020: AUC, c@1, F0.5u, F1;
@@ -79,6 +87,19 @@ PRODUCT_EDITIONS = ("2014", "2015")
 ARRAY_MEASURES = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
 #: the edition of a campaign that names none: the newest evaluator's rules
 DEFAULT_EDITION = "2023"
+#: F0.5u rules: ``published`` = the evaluator before its commit "Fix F_0.5
+#: calculation" (2021-05-28; a value of exactly 0.5 is a "same author"
+#: decision), ``current`` = since that commit (0.5 is a non-answer)
+EVALUATORS = ("published", "current")
+#: the evaluator whose numbers each edition's published table shows: PAN 2020's
+#: table was computed before the fix (its organizers' metrics.xlsx equals the
+#: 2020-06 evaluator, not today's); PAN 2021's results were computed after it
+#: (the fix was committed to the 2021 evaluator on 2021-05-28, before the
+#: 2021 baselines were added and rerun for TIRA in June 2021); 2022-2023 use
+#: evaluators written after it; 2014-2015 report no F0.5u (AUC x c@1)
+EVALUATOR_DEFAULTS: dict[str, str] = {"2014": "current", "2015": "current",
+                                      "2020": "published", "2021": "current",
+                                      "2022": "current", "2023": "current"}
 
 MEASURES = (
     Measure("auc", "pan", "ROC AUC over all problems (non-answers 0.5 and missing problems "
@@ -90,7 +111,9 @@ MEASURES = (
             "2 TP / (2 TP + FP + FN) over the answered problems", PAN2020, "counts",
             unit="problem", label="F1"),
     Measure("f_05_u", "pan", "F0.5u: F0.5 of the decisions with every non-answer counted "
-            "as a false negative; 0 when the denominator is 0.",
+            "as a false negative (pan_evaluator current); the evaluator that computed PAN "
+            "2020's table (pan_evaluator published) took a value of exactly 0.5 as a same-author "
+            "decision (nU = 0); 0 when the denominator is 0.",
             "1.25 TP / (1.25 TP + 0.25 (FN + nU) + FP)", f"{F05U}; {PAN2020}", "counts",
             unit="problem", label="F0.5u"),
     Measure("brier", "pan", "Complement of the Brier score over all problems (non-answers "
@@ -106,8 +129,10 @@ MEASURES = (
             unit="problem", label="overall"),
 )
 
-# outcome category of a (problem, run) cell
-_U, _TP, _FP, _FN, _TN = range(5)
+# outcome category of a (problem, run) cell: non-answers split by the truth
+# (_U different authors, _UP same author) so that the published F0.5u can
+# count them as the "same author" decisions it took them for
+_U, _TP, _FP, _FN, _TN, _UP = range(6)
 
 
 # ----------------------------------------------------------------------------- editions
@@ -118,6 +143,17 @@ def check_edition(edition: object) -> str:
         raise UsageError(f"PAN edition {edition!r} is not known; use one of "
                          + ", ".join(EDITIONS))
     return key
+
+
+def check_evaluator(evaluator: object, edition: object | None = None) -> str:
+    """The F0.5u rules of :data:`EVALUATORS`; ``None`` takes the edition's default
+    (:data:`EVALUATOR_DEFAULTS`; ``current`` without an edition)."""
+    if evaluator is None:
+        return "current" if edition is None else EVALUATOR_DEFAULTS[check_edition(edition)]
+    if evaluator not in EVALUATORS:
+        raise UsageError(f"PAN evaluator {evaluator!r} is not known; use one of "
+                         + ", ".join(EVALUATORS))
+    return str(evaluator)
 
 
 def edition_measures(edition: object) -> tuple[str, ...]:
@@ -177,11 +213,13 @@ def rank_keys(values: np.ndarray, truth: np.ndarray, axis: int = -1) -> np.ndarr
 
 
 def categories(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Outcome of each cell (int8): non-answer, TP, FP, FN or TN (value > 0.5 = same)."""
+    """Outcome of each cell (int8): TP, FP, FN, TN (value > 0.5 = same) or a
+    non-answer (value 0.5), the latter split by the truth."""
     v = np.asarray(values, dtype=np.float64)
     t = np.broadcast_to(np.asarray(truth, dtype=bool), v.shape)
     cats = np.where(v > NON_ANSWER, np.where(t, _TP, _FP), np.where(t, _FN, _TN)).astype(np.int8)
-    cats[v == NON_ANSWER] = _U
+    cats[(v == NON_ANSWER) & ~t] = _U
+    cats[(v == NON_ANSWER) & t] = _UP
     return cats
 
 
@@ -229,8 +267,11 @@ def auc_from_keys(keys: np.ndarray) -> np.ndarray:
 
 
 def _counts(cats: np.ndarray) -> dict[str, np.ndarray]:
-    return {name: np.count_nonzero(cats == code, axis=-1).astype(np.int64)
-            for name, code in (("u", _U), ("tp", _TP), ("fp", _FP), ("fn", _FN), ("tn", _TN))}
+    k = {name: np.count_nonzero(cats == code, axis=-1).astype(np.int64)
+         for name, code in (("un", _U), ("up", _UP), ("tp", _TP), ("fp", _FP), ("fn", _FN),
+                            ("tn", _TN))}
+    k["u"] = k["un"] + k["up"]
+    return k
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -251,8 +292,12 @@ def _f1(k: dict[str, np.ndarray]) -> np.ndarray:
     return _div(2.0 * k["tp"], 2 * k["tp"] + k["fp"] + k["fn"])
 
 
-def _f_05_u(k: dict[str, np.ndarray]) -> np.ndarray:
-    return _div(1.25 * k["tp"], 1.25 * k["tp"] + 0.25 * (k["fn"] + k["u"]) + k["fp"])
+def _f_05_u(k: dict[str, np.ndarray], evaluator: str = "current") -> np.ndarray:
+    if evaluator == "published":  # 0.5 binarised to 1: a non-answer is a TP or an FP
+        tp, fp, u = k["tp"] + k["up"], k["fp"] + k["un"], 0
+    else:
+        tp, fp, u = k["tp"], k["fp"], k["u"]
+    return _div(1.25 * tp, 1.25 * tp + 0.25 * (k["fn"] + u) + fp)
 
 
 def _brier(loss: np.ndarray) -> np.ndarray:
@@ -264,11 +309,14 @@ def _brier(loss: np.ndarray) -> np.ndarray:
 
 def from_cells(measures: Iterable[str], edition: object | None = None,
                keys: np.ndarray | None = None, cats: np.ndarray | None = None,
-               loss: np.ndarray | None = None) -> dict[str, np.ndarray]:
+               loss: np.ndarray | None = None, evaluator: str | None = None
+               ) -> dict[str, np.ndarray]:
     """Measures from cell arrays shaped (..., c) (problems of one set on the last
-    axis; only those :func:`needs` says): ``{measure: array (...)}``."""
+    axis; only those :func:`needs` says): ``{measure: array (...)}``.
+    ``evaluator``: the F0.5u rules (:func:`check_evaluator`)."""
     measures = tuple(measures)
     ed = None if edition is None else check_edition(edition)
+    ev = check_evaluator(evaluator, ed)
     for m in measures:
         check_measure(m, ed)
     parts = set(measures)
@@ -283,7 +331,7 @@ def from_cells(measures: Iterable[str], edition: object | None = None,
         out["auc"] = auc_from_keys(keys)
     if parts & {"c_at_1", "f1", "f_05_u"}:
         k = _counts(cats)
-        out.update({"c_at_1": _c_at_1(k, n), "f1": _f1(k), "f_05_u": _f_05_u(k)})
+        out.update({"c_at_1": _c_at_1(k, n), "f1": _f1(k), "f_05_u": _f_05_u(k, ev)})
     if "brier" in parts:
         out["brier"] = _brier(loss)
     if "overall" in parts:
@@ -300,11 +348,14 @@ def from_cells(measures: Iterable[str], edition: object | None = None,
 
 # ----------------------------------------------------------------------------- arrays
 def evaluate(values: np.ndarray, truth: np.ndarray, measures: Iterable[str] | None = None,
-             edition: object | None = None) -> dict[str, np.ndarray]:
+             edition: object | None = None, evaluator: str | None = None
+             ) -> dict[str, np.ndarray]:
     """Measures of ``values`` (..., n) against ``truth`` (default: the edition's
-    table, :func:`edition_measures`)."""
+    table, :func:`edition_measures`); ``evaluator``: the F0.5u rules (default
+    the edition's, :func:`check_evaluator`)."""
     measures = tuple(edition_measures(edition) if measures is None else measures)
-    return from_cells(measures, edition, **cells(values, truth, needs(measures, edition)))
+    return from_cells(measures, edition, **cells(values, truth, needs(measures, edition)),
+                      evaluator=evaluator)
 
 
 def auc(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -322,9 +373,10 @@ def f1(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return evaluate(values, truth, ("f1",))["f1"]
 
 
-def f_05_u(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """F0.5u (non-answers as false negatives)."""
-    return evaluate(values, truth, ("f_05_u",))["f_05_u"]
+def f_05_u(values: np.ndarray, truth: np.ndarray, evaluator: str = "current") -> np.ndarray:
+    """F0.5u (``current``: non-answers as false negatives; ``published``: 0.5 as
+    a "same author" decision)."""
+    return evaluate(values, truth, ("f_05_u",), evaluator=evaluator)["f_05_u"]
 
 
 def brier(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -332,6 +384,7 @@ def brier(values: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return evaluate(values, truth, ("brier",))["brier"]
 
 
-def overall(values: np.ndarray, truth: np.ndarray, edition: object) -> np.ndarray:
-    """The edition's final score."""
-    return evaluate(values, truth, ("overall",), edition)["overall"]
+def overall(values: np.ndarray, truth: np.ndarray, edition: object,
+            evaluator: str | None = None) -> np.ndarray:
+    """The edition's final score (F0.5u by ``evaluator``, default the edition's)."""
+    return evaluate(values, truth, ("overall",), edition, evaluator)["overall"]

@@ -73,12 +73,15 @@ def frames_from_tables(responses: pl.DataFrame, options: pl.DataFrame
     return values, truth
 
 
-def score_runs(values: pl.DataFrame, truth: pl.DataFrame, edition: object) -> pl.DataFrame:
+def score_runs(values: pl.DataFrame, truth: pl.DataFrame, edition: object,
+               evaluator: str | None = None) -> pl.DataFrame:
     """The edition's measures per run, long: ``run, measure, value`` (runs sorted,
-    measures in :func:`edition_measures` order); frames as in :func:`align`."""
+    measures in :func:`edition_measures` order); frames as in :func:`align`;
+    ``evaluator``: the F0.5u rules (default: the edition's,
+    :func:`qacamp.measures.pan.check_evaluator`)."""
     names = edition_measures(edition)
     _, runs, dense, same = align(values, truth)
-    res = evaluate(dense.T, same, names, edition)
+    res = evaluate(dense.T, same, names, edition, evaluator)
     return pl.DataFrame({"run": [r for r in runs for _ in names],
                          "measure": [m for _ in runs for m in names],
                          "value": np.stack([res[m] for m in names], axis=1).ravel()},

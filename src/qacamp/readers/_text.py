@@ -28,6 +28,7 @@ import gzip
 import os
 import re
 import stat
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -276,6 +277,16 @@ def no_data(path: str | Path, fmt: str) -> InputError:
     """The error for a file without any data line."""
     return InputError(path, end_of_file(path), "the file has no data lines",
                       f"give the file its content in the format `{fmt}`")
+
+
+def control_character(text: str) -> str | None:
+    """The name of the first control character of ``text`` (a tab, a line break,
+    any other C0/C1 control, U+2028/U+2029), or None."""
+    for ch in text:
+        if ch in "\u2028\u2029" or unicodedata.category(ch) == "Cc":
+            name = {"\t": "tab", "\n": "line feed", "\r": "carriage return"}.get(ch)
+            return f"{name} (U+{ord(ch):04X})" if name else f"control character U+{ord(ch):04X}"
+    return None
 
 
 def norm_space(text: str | None) -> str:

@@ -11,7 +11,8 @@ Judged run (one file per run, judgment set ``official``)::
 unanswered question the judgment judges the hypothetical candidate (R or W),
 or is ``-`` / empty when there is no candidate (then ``answer`` must be
 empty); ``answer`` holds the answer or the candidate.  A question missing from
-the file is unanswered with no candidate.  Blank lines are ignored.
+the file is unanswered with no candidate.  Blank lines are ignored; the format
+has no comments, so a line starting with ``#`` is refused (never read as data).
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ JUDGMENT_SET = "official"
 RUN_HEADER = ["run", "qid", "answered", "judgment", "answer"]
 
 
+def _lines(path) -> list[tuple[int, str]]:
+    """The non-blank lines; the format has no comments, so a line starting
+    with ``#`` is refused (read as data it would be a question or a run line)."""
+    lines = list(data_lines(path, comments=False))
+    for no, line in lines:
+        if line.lstrip().startswith("#"):
+            raise InputError(path, f"line {no}", "a line starting with '#': the CLEF TSV has "
+                             "no comment lines (it would be read as data)",
+                             "remove the line (ids and run names may not start with '#')")
+    return lines
+
+
 def _header(path, lines: list[tuple[int, str]], fmt: str) -> list[str]:
     if not lines:
         raise InputError(path, end_of_file(path), "the file has no data lines", f"write a header `{fmt}` and data lines")
@@ -36,7 +49,7 @@ def _header(path, lines: list[tuple[int, str]], fmt: str) -> list[str]:
 
 def read_questions(path: str | Path) -> pl.DataFrame:
     """Read a questions TSV (header ``qid`` [, ``language``, ``text``]) into ``questions``."""
-    lines = list(data_lines(path, comments=False))
+    lines = _lines(path)
     header = _header(path, lines, "qid[<TAB>language][<TAB>text]")
     allowed = {"qid", "language", "text"}
     if "qid" not in header or not set(header) <= allowed or len(set(header)) != len(header):
@@ -69,7 +82,7 @@ def read_questions(path: str | Path) -> pl.DataFrame:
 def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read a judged CLEF QA run TSV -> ``(responses, judgments)`` (set ``official``)."""
     fmt = "\t".join(RUN_HEADER)
-    lines = list(data_lines(path, comments=False))
+    lines = _lines(path)
     header = _header(path, lines, fmt.replace("\t", "<TAB>"))
     if header != RUN_HEADER:
         raise InputError(path, f"line {lines[0][0]}", f"bad header {header}",
@@ -85,6 +98,9 @@ def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
             raise InputError(path, f"line {no}", f"expected 5 tab-separated fields, got {len(parts)}",
                              "write the line as run<TAB>qid<TAB>answered<TAB>judgment<TAB>answer")
         r, qid, answered, judgment, answer = (p.strip() for p in parts)
+        if not r:
+            raise InputError(path, f"line {no}", "the run field is empty",
+                             "name the run in the first field of every line")
         if run is None:
             run = r
         elif r != run:

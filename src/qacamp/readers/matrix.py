@@ -6,6 +6,9 @@ Both ``qacamp ingest`` (kind ``score-matrix``) and the reliability commands
 CSV: one row per unit, one column per run, a header row of run names (no row
 names).  An optional first column named ``unit`` (any case) gives unit ids;
 otherwise units are numbered ``1..n`` in row order.  Blank rows are skipped.
+CSV has no comments: a line starting with ``#`` is a row like any other (a
+unit id may start with ``#``); an error on such a line, or on a header
+starting with ``#``, says so.
 
 Parquet: the same wide layout (run columns of a numeric type), or long with
 exactly the columns ``unit, run, value``.
@@ -39,6 +42,8 @@ from ._text import end_of_file, read_bytes, read_lines
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"
+_COMMENT_HINT = (" (a line starting with '#' is data: CSV has no comment lines, so remove "
+                 "comments from the file)")
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,7 @@ def _read_csv(path: str | Path) -> Matrix:
                          "write a header and rows")
     hno, header = numbered[0]
     header = [h.strip() for h in header]
+    hint = _COMMENT_HINT if header[0].startswith("#") else ""
     has_unit = header[0].lower() == "unit"
     runs = header[1:] if has_unit else header
     if not runs:
@@ -120,9 +126,10 @@ def _read_csv(path: str | Path) -> Matrix:
     _check_names(path, runs, "run name in the header", [f"line {hno}"] * len(runs))
     units, rows, places = [], [], []
     for no, row in numbered[1:]:
+        hint = hint or (_COMMENT_HINT if row[0].lstrip().startswith("#") else "")
         if len(row) != len(header):
-            raise InputError(path, f"line {no}", f"expected {len(header)} fields, got {len(row)}",
-                             "give one value per run on every row")
+            raise InputError(path, f"line {no}", f"expected {len(header)} fields, got {len(row)}"
+                             + hint, "give one value per run on every row")
         cells = row[1:] if has_unit else row
         units.append(row[0].strip() if has_unit else str(len(units) + 1))
         places.append(f"line {no}, column {header[0]}" if has_unit else f"line {no}")
@@ -131,7 +138,7 @@ def _read_csv(path: str | Path) -> Matrix:
             v = parse_number(c)
             if v is None:
                 raise InputError(path, f"line {no}, column {runs[j]}",
-                                 f"'{c[:40]}' is not a finite decimal number", _FIX_VALUE)
+                                 f"'{c[:40]}' is not a finite decimal number" + hint, _FIX_VALUE)
             out.append(v)
         rows.append(out)
     if not units:

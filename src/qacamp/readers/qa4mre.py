@@ -7,7 +7,8 @@ Gold / test set::
         <answer a_id [correct="Yes"]>text</answer> ...</q> ...
 
 Canonical ids: question ``t_id.r_id.q_id``, reading test ``t_id.r_id``, topic
-``t_id``.  An option whose text is "None of the above" (any case, one-letter typos tolerated) has
+``t_id``; the topic's ``t_name`` ("AIDS", "Climate Change") is kept as
+``topic_name`` (null when absent).  An option whose text is "None of the above" (any case, one-letter typos tolerated) has
 ``is_noa = true``.  Questions numbered above ``main_questions`` (default 15)
 are auxiliary; ``auxiliary_of`` is ``t_id.r_id.<aux_of>`` when the ``<q>``
 has an ``aux_of`` or ``main_q_id`` attribute, else null.  A test set without
@@ -43,7 +44,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import norm_space
+from ._text import control_character, norm_space
 from ._xml import all_text, describe, parse_xml_lines
 
 JUDGMENT_SET = "gold"
@@ -77,6 +78,7 @@ class _Doc:
     def __init__(self, path: str | Path, nesting: dict[str, str | None]):
         self.path = path
         self.root, self._lines = parse_xml_lines(path)
+        self.places: dict[str, str] = {}  # question id -> its place
         self._check_nesting(nesting)
 
     def at(self, elem: Element, where: str) -> str:
@@ -89,7 +91,16 @@ class _Doc:
             raise InputError(self.path, self.at(elem, where),
                              f"<{elem.tag}> without the {attr} attribute",
                              f"give every <{elem.tag}> its {attr}")
+        bad = control_character(value)
+        if bad is not None:
+            raise InputError(self.path, self.at(elem, where),
+                             f"{attr} {value!r} holds a {bad}, which would split the id in "
+                             "tab-separated output", f"remove the character from the {attr}")
         return value
+
+    def root_place(self) -> str:
+        """The place of the root element (errors about the whole file, e.g. its run)."""
+        return self.at(self.root, f"<{self.root.tag}>")
 
     def number(self, elem: Element, attr: str, where: str, seen: dict[int, str]) -> str:
         """A question number: ASCII digits, unique by value among ``seen``."""
@@ -139,14 +150,20 @@ def _correct(doc: _Doc, ans: Element, where: str) -> bool:
     return value
 
 
-def read_gold(path: str | Path, main_questions: int = 15,
-              language: str = "EN") -> tuple[pl.DataFrame, pl.DataFrame]:
+def read_gold(path: str | Path, main_questions: int = 15, language: str = "EN",
+              require_correct: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read a QA4MRE gold standard or test set -> ``(questions, options)``.
 
     Structure: ``<topic>`` directly in the root, ``<reading-test>`` in a topic,
     ``<q>`` in a reading test, ``<answer>`` in a ``<q>``; anything else is an
     error.  The joined ids must be unique: topic ``1`` / test ``1.1`` and topic
-    ``1.1`` / test ``1`` both join to ``1.1.1`` and are refused."""
+    ``1.1`` / test ``1`` both join to ``1.1.1`` and are refused.
+
+    A gold standard (a file marking any option correct) must mark one option
+    correct in every question: a question without one is refused, naming it
+    (every answer to it would be scored wrong).  A test set without gold (no
+    option correct anywhere) is read as such, unless ``require_correct`` (runs
+    are to be scored against it), when it is refused too."""
     doc = _Doc(path, _GOLD_NESTING)
     qrows: list[dict] = []
     orows: list[dict] = []
@@ -159,6 +176,7 @@ def read_gold(path: str | Path, main_questions: int = 15,
             raise InputError(path, doc.at(topic, wt), f"topic {t_id} appears twice",
                              "give every topic its own t_id")
         topics.add(t_id)
+        t_name = norm_space(topic.get("t_name") or "") or None
         for rt in topic.iter("reading-test"):
             wr = f"{describe(rt, 'r_id')} in {wt}"
             r_id = doc.id(rt, "r_id", wr)
@@ -181,17 +199,42 @@ def read_gold(path: str | Path, main_questions: int = 15,
                 auxiliary_of = f"{test}.{aux}" if aux and int(q_id) > main_questions else None
                 q_str = q.find("q_str")
                 text = norm_space(all_text(q_str)) if q_str is not None else ""
-                qrows.append({"qid": qid, "qtype": "MC", "topic": t_id, "test": test,
+                qrows.append({"qid": qid, "qtype": "MC", "topic": t_id, "topic_name": t_name,
+                              "test": test,
                               "language": language, "auxiliary_of": auxiliary_of,
                               "position": len(qrows) + 1, "text": text})
                 orows += _options(doc, q, qid, wq)
+                doc.places[qid] = doc.at(q, wq)
     if not qrows:
         raise InputError(path, doc.at(doc.root, f"<{doc.root.tag}>"), "no <q> questions found",
                          "check that this is a QA4MRE gold standard or test set")
+    _check_gold(doc, orows, require_correct)
     questions = pl.DataFrame(qrows, schema_overrides={"position": pl.Int32,
-                                                      "auxiliary_of": pl.String})
+                                                      "auxiliary_of": pl.String,
+                                                      "topic_name": pl.String})
     return (tables.conform("questions", questions, str(path)),
             tables.conform("options", pl.DataFrame(orows), str(path)))
+
+
+def _check_gold(doc: _Doc, orows: list[dict], require_correct: bool) -> None:
+    """Every question of a gold standard has a correct option (read_gold)."""
+    with_correct = {r["qid"] for r in orows if r["correct"]}
+    if not with_correct and not require_correct:
+        return  # a test set without gold
+    missing = [q for q in doc.places if q not in with_correct]
+    if not missing:
+        return
+    if not with_correct:
+        raise InputError(doc.path, doc.places[missing[0]], "no option of any question is marked "
+                         "correct: this is a test set without gold, and runs cannot be scored "
+                         "against it", 'give the gold standard (the file marking the right '
+                         'option of each question correct="Yes")')
+    raise InputError(doc.path, doc.places[missing[0]],
+                     f"question {missing[0]} has no option marked correct (the gold standard "
+                     f"marks one in {len(with_correct)} questions; {len(missing)} have none), "
+                     "so every answer to it would be scored wrong",
+                     'mark its right option correct="Yes", or remove the question from the '
+                     "gold standard")
 
 
 def _options(doc: _Doc, q: Element, qid: str, wq: str) -> list[dict]:
@@ -218,6 +261,12 @@ def _options(doc: _Doc, q: Element, qid: str, wq: str) -> list[dict]:
         raise InputError(doc.path, doc.at(q, wq), f"{n_correct} options marked correct",
                          "mark exactly one option correct=\"Yes\"")
     return rows
+
+
+def run_place(path: str | Path) -> str:
+    """The place of a run file's ``<output run_id>`` element (for errors about
+    the run as a whole; the XML is decoded as it declares)."""
+    return _Doc(path, _RUN_NESTING).root_place()
 
 
 def read_run(path: str | Path, questions: pl.DataFrame,

@@ -9,7 +9,10 @@
       </top>
 
   -> questions with the given qtype (FACTOID by default; LIST for the
-  companion list-question file), no series.
+  companion list-question file), no series.  A block with a ``<type>`` line
+  (``<type> Type: definition``, as ``trec12questions`` has: TREC 2003 tagged
+  every question factoid, list or definition) takes its qtype from it:
+  FACTOID, LIST or DEFINITION.
 
 * TREC 2004-2007 series XML (``trecNNquestions.xml``)::
 
@@ -32,10 +35,13 @@ from ._text import end_of_file, norm_space, read_lines
 from ._xml import describe, parse_xml
 
 QTYPES = ("FACTOID", "LIST", "OTHER")
+#: ``<type>`` of a ``<top>`` block (TREC 2003) -> qtype
+TOP_TYPES = {"factoid": "FACTOID", "list": "LIST", "definition": "DEFINITION"}
 
 _TAG = re.compile(r"<(/?)top>", re.I)
-_NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
+_NUM = re.compile(r"<num>[ \t]*(?:Number:)?[ \t]*([^\s<]*)", re.I)  # within its line
 _DESC = re.compile(r"<desc>\s*(?:Description:)?(.*)", re.S | re.I)
+_TYPE = re.compile(r"<type>[ \t]*(?:Type:)?[ \t]*([^\s<]*)[^\n]*", re.I)
 
 
 def read_top_questions(path: str | Path, qtype: str = "FACTOID",
@@ -91,6 +97,18 @@ def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
         raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
                          "give every <top> block a `<num> Number: N` line")
     qid = num.group(1)
+    if not qid:
+        raise InputError(path, f"line {line + body.count(chr(10), 0, num.start())}",
+                         "the <num> line gives no question number",
+                         "write the number on the <num> line: `<num> Number: N`")
+    kind = _TYPE.search(body)
+    if kind is not None:  # TREC 2003: the block says its type
+        qtype = TOP_TYPES.get(kind.group(1).lower())
+        if qtype is None:
+            raise InputError(path, f"line {line} (<top> of question {qid})",
+                             f"unknown question type '{kind.group(1)}'",
+                             f"write `<type> Type: X` with X one of {', '.join(TOP_TYPES)}")
+        body = body[:kind.start()] + body[kind.end():]
     desc = _DESC.search(body)
     if desc is None or not norm_space(desc.group(1)):
         raise InputError(path, f"line {line} (<top> of question {qid})",

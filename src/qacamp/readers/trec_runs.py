@@ -137,6 +137,7 @@ def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] 
     if bad is not None:
         raise InputError(path, f"line {bad}", "distinct is 1 on an instance not judged right",
                          "set distinct to 1 only on one right instance of each answer")
+    _distinct_once(path, df)
     df = df.with_columns(codes.alias("judgment"),
                          pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("qid").alias("item"),
                          _first_seen_rank(df).cast(pl.Int32).alias("rank"))
@@ -146,6 +147,25 @@ def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] 
         "judgment", (pl.col("distinct") == "1").alias("distinct"),
     )
     return responses, tables.conform("judgments", judgments, str(path))
+
+
+def _distinct_once(path, df: pl.DataFrame) -> None:
+    """One answer string is one instance: the same string (white space
+    collapsed) marked distinct twice for a question is refused (NIST's assessor
+    marks one member of each group of equivalent responses distinct, Voorhees
+    2005; counting both would push list recall above 1)."""
+    text = pl.col("answer").str.strip_chars().str.replace_all(r"\s+", " ")
+    marked = df.filter(pl.col("distinct") == "1").with_columns(text.alias("_text"))
+    dup = first_line(marked, ~pl.struct("qid", "_text").is_first_distinct())
+    if dup is not None:
+        row = marked.filter(pl.col("line_no") == dup).row(0, named=True)
+        first = marked.filter((pl.col("qid") == row["qid"]) & (pl.col("_text") == row["_text"])
+                              )["line_no"][0]
+        raise InputError(path, f"line {dup}", f"the instance {row['_text']!r} of question "
+                         f"{row['qid']} is marked distinct again (first at line {first}); one "
+                         "instance counts once in list recall",
+                         "mark only one of the equivalent responses distinct (set distinct to "
+                         "0 on the repeats)")
 
 
 def _items(path, df: pl.DataFrame, fmt: str) -> pl.Expr:

@@ -4,8 +4,9 @@ Score matrices (:mod:`.matrix`), seeding/sharding (:mod:`.seeds`), the swap
 method (:mod:`.swap`) and its extrapolation (:mod:`.fits`), stability vs
 discrimination (:mod:`.stability`), rank correlation (:mod:`.ranking`),
 assessor agreement (:mod:`.agreement`), per-unit distributions
-(:mod:`.distributions`), equivalence groups (:mod:`.equivalence`) and Sakai's
-paired bootstrap (:mod:`.bootstrap`).  All functions take and return numpy
+(:mod:`.distributions`), runs that cannot be distinguished as compact letters
+(:mod:`.letters`), Sakai's paired bootstrap (:mod:`.bootstrap`) and the
+significance tests with multiple-comparison control (:mod:`.significance`).  All functions take and return numpy
 arrays / polars frames; only :mod:`qacamp.cli.reliability` touches files
 (besides :func:`read_matrix_file`, :func:`from_scores_dir`).
 
@@ -31,7 +32,9 @@ Output frames (Parquet columns):
   ranking swaps: threshold, swaps, pairs
 - judgment tuples: tuple, count, share; median zero: qtype, n_units, n_median_zero, share
 - box stats: unit, n, min, q1, median, q3, max, whisker_lo, whisker_hi
-- equivalence: run, score, group
+- equivalence: criterion, run, score, letters, n_indistinguishable,
+  indistinguishable, threshold
+- significance pairs and summary: see :mod:`.significance.results`
 
 Campaign-level runs of the last five (``qacamp reliability extras``) are in
 :mod:`.extras`: kendall.parquet, ranking_swaps.parquet (ranking_a, ranking_b,
@@ -50,21 +53,25 @@ from .builders import (
 )
 from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
 from .distributions import box_stats, median_zero_share
-from .equivalence import equivalence_groups
 from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
+from .letters import compact_letters, significance_letters, swap_letters
 from .matrix import ScoreMatrix
 from .ranking import kendall_tau, ranking_swaps, tau_table, tied_pairs
 from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rng, trial_seed
 from .stability import merge_stability_counts, stability, stability_counts, summarize_stability
-from .swap import error_rates, merge_swap, swap_counts
+from .swap import as_matrix, error_rates, merge_swap, swap, swap_counts
+
+# ``qacamp.reliability.swap`` and ``.stability`` are the functions (the notebook
+# API: ``qacamp.reliability.swap(scores, sizes, ...)``); their modules are
+# imported by their full names (``from qacamp.reliability.swap import ...``).
 
 __all__ = [
     "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
     "tied_pairs", "ScoreMatrix", "bootstrap_counts", "bootstrap_results", "bootstrap_test", "box_stats",
-    "equivalence_groups", "error_rates", "fit_bins", "fit_swap", "from_long", "from_outcomes",
+    "compact_letters", "significance_letters", "swap_letters", "error_rates", "fit_bins", "fit_swap", "from_long", "from_outcomes",
     "from_scores_dir", "from_wide", "judgment_tuples", "kendall_tau", "median_zero_share",
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",
     "ranking_swaps", "read_matrix_file", "required_difference", "shard_trials", "stability",
     "stability_counts", "stable_hash", "summarize", "summarize_stability", "swap_counts",
-    "tau_table", "trial_rng", "trial_seed",
+    "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix",
 ]

@@ -73,6 +73,17 @@ def _studentise(mean: np.ndarray, var: np.ndarray, n: int) -> np.ndarray:
     return t
 
 
+def memory_bytes(n_runs: int, n_units: int, samples: int, total_samples: int,
+                 alpha: float, chunk: int = 128) -> int:
+    """About the peak bytes :func:`bootstrap_counts` holds for ``samples``
+    samples of one shard: blocks of ``chunk`` samples, and the ``floor(total x
+    alpha)`` largest statistics kept per pair."""
+    p = n_runs * (n_runs - 1) // 2
+    k = int(total_samples * alpha)
+    return (8 * samples + 24 * n_units * p + 16 * chunk * n_units + 48 * chunk * p
+            + 100 * p * (k + chunk))
+
+
 def bootstrap_counts(matrix: ScoreMatrix, samples: int = 1000, seed: int = 0,
                      alpha: float = 0.05, measure: str | None = None, shard: int = 0,
                      n_shards: int = 1, shard_mode: str = "contiguous",

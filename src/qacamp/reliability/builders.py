@@ -16,9 +16,9 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..io import read_json, read_parquet
+from ..io import read_parquet
 from ..io.declared import declared_schema
-from ..measures import pan, pan_frames
+from ..measures import nonresponse, pan, pan_frames
 from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
 
 
@@ -45,7 +45,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
                   include_baselines: bool = False) -> ScoreMatrix:
     """Question-level matrix from ``scores/outcomes.parquet``.
 
-    ``measure``: ``accuracy`` (values = outcome == "R"), ``utility`` (+1 R,
+    ``measure``: ``accuracy`` (values = outcome == "R"), ``qa4mre_accuracy``
+    (outcome R or UR: the QA4MRE overview's accuracy), ``utility`` (+1 R,
     -1 W, 0 unanswered), ``c_at_1`` (right = R, unanswered = outcome starts
     with "U") or ``cws`` (right = R, rank with nulls last).  A (run, question)
     cell absent from the frame counts as unanswered with no response.
@@ -78,8 +79,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     agg = OUTCOME_MEASURES[m]
     if agg == "mean":
         vals = np.zeros(shape)
-        cell = is_r.astype(np.float64) if m == "accuracy" else np.where(is_r, 1.0, np.where(is_u, 0.0, -1.0))
-        vals[ui, ri] = cell
+        # the measure's per-question value (one definition: nonresponse.PER_QUESTION)
+        vals[ui, ri] = nonresponse.outcome_values(outcome, m).to_numpy()
         return ScoreMatrix(units, runs, "mean", values=vals, measure=m)
     right = np.zeros(shape, bool)
     right[ui, ri] = is_r
@@ -94,7 +95,8 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
 
 
 def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
-             edition: object | None = None, include_baselines: bool = False) -> ScoreMatrix:
+             edition: object | None = None, include_baselines: bool = False,
+             evaluator: str | None = None) -> ScoreMatrix:
     """PAN matrix (aggregator ``"pan"``) from the pipeline's per-problem frames.
 
     ``values``: one row per answered (run, problem) with columns ``run``,
@@ -102,7 +104,8 @@ def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
     ``truth``: one row per problem with ``qid`` and ``same`` (bool).  A problem
     a run did not answer counts 0.5 (PAN's rule).  ``measure``: one of
     ``auc, c_at_1, f_05_u, f1, brier, overall``; ``edition`` (2014, 2015,
-    2020-2023) is required for ``overall``.  Units are the problems in string
+    2020-2023) is required for ``overall``; ``evaluator`` the F0.5u rules
+    (default: the edition's, :func:`qacamp.measures.pan.check_evaluator`).  Units are the problems in string
     order of their ids, runs sorted by name; baseline runs are dropped unless
     ``include_baselines``.  :class:`UsageError` on malformed frames (see
     :func:`qacamp.measures.pan_frames.align`).
@@ -113,7 +116,7 @@ def from_pan(values: pl.DataFrame, truth: pl.DataFrame, measure: str,
         values = _drop_baselines(values, "run", include_baselines)
     qids, runs, dense, same = pan_frames.align(values, truth)
     return ScoreMatrix(qids, runs, "pan", values=dense, measure=m, truth=same,
-                       edition=None if edition is None else str(edition))
+                       edition=None if edition is None else str(edition), evaluator=evaluator)
 
 
 def from_long(df: pl.DataFrame, unit_col: str = "unit", run_col: str = "run",
@@ -228,14 +231,18 @@ def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> Sco
         raise InputError(cfg_path, None, "file not found",
                          f"the PAN measure {measure!r} is recomputed from the ingested scores: "
                          "run `qacamp ingest` first (scores/ and ingest/ side by side)")
-    cfg = read_json(cfg_path, "campaign.json")
+    from ..ingest import read_resolved
+
+    cfg = read_resolved(cfg_path)
     if cfg.get("kind") != "pan":
         raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
                          f"{cfg.get('kind')!r} campaign")
-    edition = (cfg.get("options") or {}).get("edition") or pan.DEFAULT_EDITION
+    options = cfg.get("options") or {}
+    edition = options.get("edition") or pan.DEFAULT_EDITION
     values, truth = pan_frames.frames_from_tables(_read(ingest / "responses.parquet"),
                                            _read(ingest / "options.parquet"))
-    return from_pan(values, truth, measure, edition, include_baselines)
+    return from_pan(values, truth, measure, edition, include_baselines,
+                    options.get("pan_evaluator"))
 
 
 def _read(path: Path) -> pl.DataFrame:

@@ -1,5 +1,6 @@
 """Campaign-level reliability extras (docs/reliability.md): rank correlation,
-ranking swaps, assessor agreement, per-unit distributions, equivalence groups.
+ranking swaps, assessor agreement, per-unit distributions, runs that cannot be
+distinguished (letters).
 
 These functions work on the pipeline's frames (``scores/runs.parquet``,
 ``scores/units.parquet``, ``ingest/questions.parquet``,
@@ -9,8 +10,8 @@ ranking is labelled ``<measure>@<judgment_set>`` (e.g. ``cws@assessor1``); run
 scores are the ``runs.parquet`` rows with ``scope == "all"``.
 
 - :func:`kendall_frame` (ranking_a, ranking_b, n_runs, tau, variant,
-  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_a``
-  (default) and ``tau_b``), rows in this order:
+  tied_pairs_a, tied_pairs_b; see :mod:`.ranking` for the variants ``tau_b``
+  (default, label-free), ``tau_a`` and ``tau_a_by_name``), rows in this order:
   1. for each measure (in the given order), every pair of judgment sets, the
      primary set first (so the first rows are primary vs each other set, as in
      Voorhees 2003 Table 3), then the other sets in campaign order;
@@ -36,14 +37,15 @@ scores are the ``runs.parquet`` rows with ``scope == "all"``.
   whisker_hi): per-series ``series_score`` (``runs.parquet`` scope ``series``,
   primary set) across runs, units in natural order; zero rows when the
   campaign has no series scores.
-- :func:`equivalence_frame` (run, score, group, required_difference):
-  :func:`.equivalence.equivalence_groups` on the primary set's run scores,
-  with the required difference used (null when never reached).  A null/NaN
-  required difference (the error level is never reached, not even in the
-  last bin) is taken as an
-  infinite one: no difference between runs is reliable, so all runs form ONE
-  group (the conservative reading; splitting every run into its own group
-  would claim every difference is meaningful).
+- :func:`equivalence_frame` (criterion, run, score, letters,
+  n_indistinguishable, indistinguishable, threshold): for each of the primary
+  set's runs, the runs it cannot be distinguished from and a compact letter
+  display (:mod:`.letters`), under the swap method's required difference
+  (criterion ``swap``, threshold = the difference; null when the error level
+  is never reached: then no pair is distinguishable) and, when the
+  significance analysis ran, under its adjusted test (criterion = the test's
+  name, threshold = alpha).  Rows: the swap criterion's runs by score, then
+  the test's.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ import polars as pl
 from ..errors import UsageError
 from .agreement import judgment_tuples
 from .distributions import box_stats, median_zero_share
-from .equivalence import equivalence_groups
+from .letters import SCHEMA as EQUIVALENCE_SCHEMA
+from .letters import significance_letters, swap_letters
 from .matrix import BASELINE_PREFIX, natural
 from .ranking import DEFAULT_VARIANT, TAU_SCHEMA, ranking_swaps, tau_table
 
@@ -70,10 +73,8 @@ DISTRIBUTION_SCHEMA = {"qtype": pl.Utf8, "n_units": pl.Int64, "n_median_zero": p
 BOXPLOT_SCHEMA = {"unit": pl.Utf8, "n": pl.Int64, "min": pl.Float64, "q1": pl.Float64,
                   "median": pl.Float64, "q3": pl.Float64, "max": pl.Float64,
                   "whisker_lo": pl.Float64, "whisker_hi": pl.Float64}
-EQUIVALENCE_SCHEMA = {"run": pl.Utf8, "score": pl.Float64, "group": pl.Int64,
-                      "required_difference": pl.Float64}
 #: per-question measure of each question type for the median-zero shares
-QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f"}
+QTYPE_MEASURES = {"LIST": "list_f", "OTHER": "other_f", "DEFINITION": "other_f"}
 DEFAULT_QTYPE_MEASURE = "accuracy"
 THRESHOLDS = (0.0, 0.01, 0.02, 0.05, 0.07)
 
@@ -215,33 +216,51 @@ def boxplot_frame(runs: pl.DataFrame, primary: str, measure: str = "series_score
 
 
 def equivalence_frame(runs: pl.DataFrame, measure: str, primary: str,
-                      required_difference: float | None) -> pl.DataFrame:
-    """Equivalence groups of the primary set's runs (null/NaN difference -> one group)."""
+                      required_difference: float | None,
+                      significance: pl.DataFrame | None = None,
+                      swap: bool = True) -> pl.DataFrame:
+    """Runs that cannot be distinguished (see the module docstring); a null/NaN
+    required difference leaves every pair indistinguishable; ``swap=False``
+    (too few runs to estimate a required difference) leaves the swap
+    criterion out."""
     _require(runs, measure, primary)
     rd = required_difference
     if rd is not None and isinstance(rd, float) and math.isnan(rd):
         rd = None
     s = run_scores(runs, measure, primary)
-    groups = equivalence_groups(s["run"].to_list(), s["score"].to_numpy(),
-                                math.inf if rd is None else float(rd))
-    return groups.with_columns(pl.lit(rd, pl.Float64).alias("required_difference")).cast(
-        EQUIVALENCE_SCHEMA)
+    parts = [swap_letters(s["run"].to_list(), s["score"].to_numpy(), rd)] if swap else []
+    if significance is not None:
+        alpha = None
+        if "alpha" in significance.columns and significance.height:
+            alpha = float(significance["alpha"][0])
+        parts.append(significance_letters(s["run"].to_list(), s["score"].to_numpy(),
+                                          significance, alpha))
+    if not parts:
+        return pl.DataFrame(schema=EQUIVALENCE_SCHEMA)
+    return pl.concat(parts).cast(EQUIVALENCE_SCHEMA)
 
 
 def campaign_extras(tables: dict[str, pl.DataFrame], kind: str, primary: str,
                     order: Iterable[str], measures: list[str],
                     required: dict[str, float | None], thresholds: Iterable[float],
-                    variant: str = DEFAULT_VARIANT) -> dict[str, pl.DataFrame]:
+                    variant: str = DEFAULT_VARIANT,
+                    significance: dict[str, pl.DataFrame] | None = None,
+                    few_runs: Iterable[str] = ()) -> dict[str, pl.DataFrame]:
     """Every campaign-level analysis, by output name: ``kendall``,
     ``ranking_swaps``, ``agreement``, ``distributions``, ``boxplot`` and one
     ``equivalence_<measure>`` per measure with a required difference in
-    ``required``.  ``tables`` holds the scores' ``runs`` and ``units`` and the
+    ``required`` (with the test's letters too when ``significance`` holds the
+    measure's per-pair significance frame; without the swap method's letters
+    for the measures in ``few_runs``, whose swap summary says the campaign has
+    too few runs to estimate a required difference).  ``tables`` holds the scores' ``runs`` and ``units`` and the
     ingest's ``questions`` and ``judgments``.  Everything is computed before the
     caller writes anything, so a failure leaves no partial set of outputs."""
-    stray = sorted(set(required) - set(measures))
+    significance = significance or {}
+    stray = sorted((set(required) | set(significance)) - set(measures))
     if stray:
-        raise UsageError(f"a swap summary (--summary) for measure(s) {', '.join(stray)}, "
-                         "not given as --measure: add the measure or drop the summary")
+        raise UsageError(f"a swap summary (--summary) or significance file for measure(s) "
+                         f"{', '.join(stray)}, not given as --measure: add the measure or drop "
+                         "the file")
     runs, order = tables["runs"], list(order)
     out = {
         "kendall": kendall_frame(runs, measures, primary, kind, order, variant=variant),
@@ -252,5 +271,7 @@ def campaign_extras(tables: dict[str, pl.DataFrame], kind: str, primary: str,
     }
     for m in measures:
         if m in required:
-            out[f"equivalence_{m}"] = equivalence_frame(runs, m, primary, required[m])
+            out[f"equivalence_{m}"] = equivalence_frame(runs, m, primary, required[m],
+                                                        significance.get(m),
+                                                        swap=m not in set(few_runs))
     return out

@@ -230,7 +230,7 @@ def fit_bins(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
                 else:
                     row.update(error_at_full=full,
                                size_at_level=size_at_level(s.model, curve.a, curve.b, s.level))
-            if at is None and row["comparisons"] < s.min_comparisons:
+            if at is None and b_i > 0 and row["comparisons"] < s.min_comparisons:
                 row["warning"] = (f"few comparisons at the fitted sizes ({row['comparisons']} "
                                   f"< {s.min_comparisons})")
         else:
@@ -240,7 +240,7 @@ def fit_bins(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
             ks, ns = int(cell["swaps"].sum()), int(cell["comparisons"].sum())
             row.update(observed_swaps=ks, observed_comparisons=ns,
                        observed_error=ks / ns if ns else None)
-            if ns < s.min_comparisons:
+            if b_i > 0 and ns < s.min_comparisons:
                 row["warning"] = (f"few comparisons at size {s.observed_at} "
                                   f"({ns} < {s.min_comparisons})")
         rows.append(row)
@@ -278,15 +278,37 @@ def bin_label(lo: float, hi: float | None) -> str:
     return f">= {lo:.2f}" if hi is None else f"{lo:.2f}-{hi:.2f}"
 
 
+#: how the summary's warnings start (:func:`weak_evidence`): fewer runs than
+#: ``min_runs``, and a higher bin above the level; the report says these two in
+#: its sentence (:func:`warning_items`)
+FEW_RUNS = "only "
+NON_MONOTONE = "error rate above "
+
+
+def warning_items(warning: str | None) -> list[str]:
+    """The summary's ``warning`` split into its items (``"; "``-joined)."""
+    return [w for w in (warning or "").split("; ") if w]
+
+
+def too_few_runs(warning: str | None) -> bool:
+    """The summary's warning says the campaign has fewer runs than the
+    weak-evidence threshold: its required difference is not an estimate (no
+    sentence, figure or letters are drawn from it)."""
+    return any(w.startswith(FEW_RUNS) for w in warning_items(warning))
+
+
 def weak_evidence(fits: pl.DataFrame, s: FitSettings, req: int | None,
                   n_runs: int | None) -> list[str]:
-    """The summary's warnings (see the module docstring)."""
+    """The summary's warnings (see the module docstring); no warning is about
+    the first bin, which never decides."""
     out = []
     if n_runs is not None and n_runs < s.min_runs:
-        out.append(f"only {n_runs} runs ({n_runs * (n_runs - 1) // 2} pairs): fewer than "
+        out.append(f"{FEW_RUNS}{n_runs} runs ({n_runs * (n_runs - 1) // 2} pairs): fewer than "
                    f"{s.min_runs} runs ({s.min_runs * (s.min_runs - 1) // 2} pairs) are weak "
                    "evidence")
-    rows = fits.sort("bin").to_dicts()
+    # the first bin (0 <= d < 0.01) can never decide (see required_difference):
+    # nothing about it is a warning
+    rows = [r for r in fits.sort("bin").to_dicts() if r["bin"] != 0]
     if s.mode == "extrapolate":
         rows = [r for r in rows if r["reason"] != OUTSIDE]
     upto = [r for r in rows if req is None or r["bin"] <= req]
@@ -300,7 +322,7 @@ def weak_evidence(fits: pl.DataFrame, s: FitSettings, req: int | None,
         key = "observed_error" if s.mode == "observed" else "error_at_full"
         above = [r for r in rows if r["bin"] > req and r[key] is not None and r[key] > s.level]
         if above:
-            out.append(f"error rate above {s.level:g} in higher bin(s) "
+            out.append(f"{NON_MONOTONE}{s.level:g} in higher bin(s) "
                        + ", ".join(bin_label(r["lo"], r["hi"]) for r in above)
                        + ": the error rate does not fall steadily with the difference")
         if s.mode == "extrapolate":
@@ -350,9 +372,11 @@ def summarize(fits: pl.DataFrame, full_size: int, settings: FitSettings | None =
         if row and n.sum():
             out["sensitivity"] = float(n[fits["bin"].to_numpy() >= row["bin"]].sum() / n.sum())
     if req is not None:
-        if out["highest_score"]:
+        # a share of a score that is not positive means nothing (a utility whose
+        # best run is negative): left empty
+        if out["highest_score"] is not None and out["highest_score"] > 0:
             out["relative_difference"] = req / out["highest_score"]
-        if highest_subset_score:
+        if highest_subset_score is not None and highest_subset_score > 0:
             out["relative_difference_subsets"] = req / highest_subset_score
     warnings = weak_evidence(fits, s, out["required_bin"], out["n_runs"])
     out["warning"] = "; ".join(warnings) or None
@@ -369,7 +393,17 @@ def fit_swap(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
     best = None
     if s.mode == "observed" and "max_score" in counts.columns:
         best = counts.filter(pl.col("size") == s.observed_at)["max_score"].max()
-    return fits, summarize(fits, full_size, s, matrix, measure, best)
+    summary = summarize(fits, full_size, s, matrix, measure, best)
+    largest = counts["size"].max()
+    if s.mode == "extrapolate" and largest is not None and largest < s.min_fit_size:
+        # e.g. a collection too small for the kind's default sizes (the swap job
+        # fitted them to it): say why no bin could be fitted
+        note = (f"no subset size reaches min_fit_size {s.min_fit_size} (the largest counted "
+                f"is {largest}, of a collection of {full_size}): nothing was fitted")
+        old = summary["warning"][0]
+        summary = summary.with_columns(pl.lit(f"{note}; {old}" if old else note,
+                                              pl.Utf8).alias("warning"))
+    return fits, summary
 
 
 def describe(summary: pl.DataFrame) -> str:
@@ -389,4 +423,5 @@ def describe(summary: pl.DataFrame) -> str:
 
 __all__ = ["FIT_SCHEMA", "SUMMARY_SCHEMA", "MODES", "FitSettings", "parse_fitted_bins",
            "fit_bins", "required_difference", "summarize", "fit_swap", "weak_evidence",
-           "describe", "bin_label", "MIN_RUNS", "MIN_COMPARISONS", "DEFAULT_MIN_FIT_SIZE"]
+           "describe", "bin_label", "MIN_RUNS", "MIN_COMPARISONS", "DEFAULT_MIN_FIT_SIZE",
+           "FEW_RUNS", "NON_MONOTONE", "warning_items", "too_few_runs"]

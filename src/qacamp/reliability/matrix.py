@@ -22,6 +22,14 @@ bootstrap analyses resample units):
   errors, overall as the edition's mean (or AUC x c@1).  Subsets may repeat
   units (bootstrap samples).
 
+:meth:`ScoreMatrix.mixed_scores` scores "virtual" runs whose response on
+each unit is taken from a chosen run (the permutation tests of
+:mod:`qacamp.reliability.significance`): the cells of the chosen runs are
+gathered and the measure is recomputed with the same formulas as above (c@1
+from the summed counts; CWS in the virtual run's own confidence order, the
+responses ordered by their run's rank, ties by unit; PAN's measures from the
+gathered values with the same kernels).
+
 All arrays are shaped ``(n_units, n_runs)`` (except ``truth``).  The builders are
 in :mod:`.builders`.
 """
@@ -39,7 +47,8 @@ from ..measures import pan
 
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
 #: question-level measures that :func:`from_outcomes` builds, with their aggregator
-OUTCOME_MEASURES = {"accuracy": "mean", "utility": "mean", "c_at_1": "c_at_1", "cws": "cws"}
+OUTCOME_MEASURES = {"accuracy": "mean", "qa4mre_accuracy": "mean", "utility": "mean",
+                    "c_at_1": "c_at_1", "cws": "cws"}
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 BASELINE_PREFIX = "baseline:"
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)
@@ -60,6 +69,7 @@ class ScoreMatrix:
     measure: str = ""
     truth: np.ndarray | None = None
     edition: str | None = None
+    evaluator: str | None = None
 
     def __post_init__(self) -> None:
         shape = (len(self.units), len(self.runs))
@@ -89,6 +99,7 @@ class ScoreMatrix:
                              "(0.5 = no answer)")
         edition = pan.check_measure(self.measure, self.edition)
         object.__setattr__(self, "edition", edition)
+        object.__setattr__(self, "evaluator", pan.check_evaluator(self.evaluator, edition))
 
     @property
     def n_units(self) -> int:
@@ -102,12 +113,7 @@ class ScoreMatrix:
     def _cws_key(self) -> np.ndarray:
         """``2 * position + right`` where position is the unit's place in the run's
         confidence order (ascending rank, ties by unit index)."""
-        n = self.n_units
-        order = np.argsort(self.rank, axis=0, kind="stable")
-        pos = np.empty_like(order)
-        np.put_along_axis(pos, order, np.arange(n)[:, None], axis=0)
-        dtype = np.int16 if 2 * n + 1 < 2**15 else np.int32
-        return (2 * pos + self.right.astype(np.int64)).astype(dtype)
+        return cws_keys(self.rank, self.right, axis=0)
 
     @cached_property
     def _float_values(self) -> np.ndarray:
@@ -140,7 +146,8 @@ class ScoreMatrix:
         for k0 in range(0, lead, step):
             rows = slice(k0, min(lead, k0 + step))
             got = {k: gather(a, rows) for k, a in self._pan_cells.items()}
-            parts.append(pan.from_cells((self.measure,), self.edition, **got)[self.measure])
+            parts.append(pan.from_cells((self.measure,), self.edition, **got,
+                                        evaluator=self.evaluator)[self.measure])
         return np.concatenate(parts, axis=0) if parts else np.empty((0,))
 
     def subset_scores(self, idx: np.ndarray) -> np.ndarray:
@@ -162,9 +169,40 @@ class ScoreMatrix:
         if self.aggregator == "c_at_1":
             n_r = self.right[idx].sum(axis=-2, dtype=np.float64)
             n_u = self.unanswered[idx].sum(axis=-2, dtype=np.float64)
-            return (n_r + n_u * n_r / c) / c
+            return c_at_1_from_counts(n_r, n_u, c)
         keys = np.swapaxes(self._cws_key[idx], -1, -2)  # (K, R, c)
         return _cws_from_keys(keys)
+
+    def mixed_scores(self, src: np.ndarray) -> np.ndarray:
+        """Scores of virtual runs taking unit ``u``'s response from run ``src[..., u]``:
+        ``src`` (..., n_units) run indices -> (...).  Each virtual run's score
+        depends on its own row only (blocking never changes it)."""
+        src = np.asarray(src, dtype=np.intp)
+        n = self.n_units
+        if src.shape[-1] != n:
+            raise UsageError(f"mixed_scores: last axis must hold {n} run indices")
+        unit = np.arange(n)
+        if self.aggregator == "mean":
+            small = self._small_int_values
+            if small is not None:
+                return small[unit, src].sum(axis=-1, dtype=np.int32) / n
+            return self._float_values[unit, src].sum(axis=-1) / n
+        if self.aggregator == "c_at_1":
+            n_r = self.right[unit, src].sum(axis=-1, dtype=np.float64)
+            n_u = self.unanswered[unit, src].sum(axis=-1, dtype=np.float64)
+            return c_at_1_from_counts(n_r, n_u, n)
+        if self.aggregator == "cws":
+            return _cws_from_keys(cws_keys(self.rank[unit, src], self.right[unit, src]))
+        flat = src.reshape(-1, n)
+        step = max(1, PAN_BLOCK // max(1, n))
+        need = pan.needs((self.measure,), self.edition)
+        parts = []
+        for k0 in range(0, len(flat), step):
+            vals = self._float_values[unit, flat[k0:k0 + step]]
+            got = pan.cells(vals, self.truth, need)
+            parts.append(pan.from_cells((self.measure,), self.edition, **got)[self.measure])
+        out = np.concatenate(parts) if parts else np.empty((0,))
+        return out.reshape(src.shape[:-1])
 
     def pair_subset_scores(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Score of run ``cols[p]`` on subset ``idx[k, p]``: idx (K, P, c), cols (P,) -> (K, P)."""
@@ -179,7 +217,7 @@ class ScoreMatrix:
         if self.aggregator == "c_at_1":
             n_r = self.right[idx, col].sum(axis=-1, dtype=np.float64)
             n_u = self.unanswered[idx, col].sum(axis=-1, dtype=np.float64)
-            return (n_r + n_u * n_r / c) / c
+            return c_at_1_from_counts(n_r, n_u, c)
         return _cws_from_keys(self._cws_key[idx, col])
 
     def full_scores(self) -> np.ndarray:
@@ -199,6 +237,24 @@ class ScoreMatrix:
 
         return replace(self, runs=tuple(keep), values=sub(self.values), right=sub(self.right),
                        unanswered=sub(self.unanswered), rank=sub(self.rank))
+
+
+def c_at_1_from_counts(n_r: np.ndarray, n_u: np.ndarray, c: int) -> np.ndarray:
+    """c@1 = (nR + nU nR / c) / c (Penas & Rodrigo 2011) of counts over ``c`` units."""
+    return (n_r + n_u * n_r / c) / c
+
+
+def cws_keys(rank: np.ndarray, right: np.ndarray, axis: int = -1) -> np.ndarray:
+    """``2 * position + right`` along ``axis`` (the units): position is the unit's
+    place in ascending ``rank`` order, ties by unit index (a stable sort)."""
+    n = rank.shape[axis]
+    order = np.argsort(rank, axis=axis, kind="stable")
+    pos = np.empty_like(order)
+    shape = [1] * rank.ndim
+    shape[axis] = n
+    np.put_along_axis(pos, order, np.arange(n).reshape(shape), axis=axis)
+    dtype = np.int16 if 2 * n + 1 < 2**15 else np.int32
+    return (2 * pos + right.astype(np.int64)).astype(dtype)
 
 
 def _cws_from_keys(keys: np.ndarray) -> np.ndarray:

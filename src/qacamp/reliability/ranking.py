@@ -1,25 +1,37 @@
 """Rank correlation between run rankings (Voorhees 2003, 2005).
 
-Two variants of Kendall's tau (``variant``):
+Voorhees 2003 defines the distance: "Kendall's tau computes the distance
+between two rankings as the minimum number of pairwise adjacent swaps to turn
+one ranking into the other.  The distance is normalized by the number of items
+being ranked such that two identical rankings produce a correlation of 1".
+On rankings without ties that is ``1 - 4 S / (n (n - 1))`` with ``S`` the
+pairs the two orders disagree on, ``= (C - D) / P`` (``C``/``D`` concordant /
+discordant pairs, ``P = n (n - 1) / 2``).  Neither Voorhees paper says what
+happens to runs with equal scores, and a rule that orders them by anything
+outside the scores (their names) makes tau change when runs are renamed.
+Three variants (``variant``):
 
-- ``tau_a`` (default): Voorhees 2003's definition, "Kendall's tau computes
-  the distance between two rankings as the minimum number of pairwise
-  adjacent swaps to turn one ranking into the other.  The distance is
-  normalized by the number of items being ranked such that two identical
-  rankings produce a correlation of 1".  Rankings are total orders, so ties
-  are broken first: runs are ranked by score, best first, and runs with equal
-  scores by run name (Unicode code point order, ascending) - the same rule
-  in both rankings.  The minimum number of adjacent swaps between two total
-  orders is the number of pairs they order differently, ``S``, and
-  ``tau = 1 - 4 S / (n (n - 1))``.
-- ``tau_b``: ties are not broken; ``(C - D) / sqrt((P - T_a)(P - T_b))``
-  with ``P`` pairs and ``T`` the pairs tied in a ranking (equals
-  ``scipy.stats.kendalltau``, variant b).  It differs from ``tau_a`` when
-  scores tie, as integer counts such as "number correct" often do.
+- ``tau_b`` (default, label-free): ``(C - D) / sqrt((P - T_a)(P - T_b))``
+  with ``T`` the pairs tied in a ranking (equals ``scipy.stats.kendalltau``,
+  variant b).  Without ties it is the adjacent-swap tau above; with ties it
+  still gives two identical rankings "a correlation of 1", and it does not
+  depend on the runs' names.
+- ``tau_a`` (label-free): ``(C - D) / P``, a pair tied in either ranking
+  counting zero.  This is the expected value of the adjacent-swap tau when
+  each ranking's ties are put in an independent, uniformly random order (a
+  tied pair is then concordant or discordant with probability 1/2 each); a
+  ranking with ties compared with itself gets ``1 - T / P``, not 1.
+- ``tau_a_by_name`` (explicit option only): the adjacent-swap tau of the
+  total orders obtained by ordering runs with equal scores by run name
+  (Unicode code point order, ascending), the same rule in both rankings.  It
+  depends on the names: renaming two tied runs can change it (0.3030 vs
+  0.2727 on the same 12 scores).
 
-Scores are rounded to 12 decimals before they are compared, so float noise
-in mathematically equal scores (e.g. two summation orders) is a tie, not an
-order; :func:`tied_pairs` counts the tied pairs of one ranking.
+Every variant reports how many pairs are tied in each ranking
+(:func:`tied_pairs`; columns ``tied_pairs_a``/``tied_pairs_b`` of
+:func:`tau_table`).  Scores are rounded to 12 decimals before they are
+compared, so float noise in mathematically equal scores (e.g. two summation
+orders) is a tie, not an order.
 
 ``ranking_swaps`` counts discordant pairs between two rankings, overall and
 among pairs whose difference in the FIRST ranking is ``>= threshold``
@@ -35,10 +47,12 @@ import polars as pl
 
 from ..errors import UsageError
 
-VARIANTS = ("tau_a", "tau_b")
-DEFAULT_VARIANT = "tau_a"
-VARIANT_HELP = ("Kendall tau variant: tau_a (default; Voorhees 2003's adjacent-swap "
-                "distance, ties broken by run name) or tau_b (ties not broken, as scipy)")
+VARIANTS = ("tau_a", "tau_b", "tau_a_by_name")
+DEFAULT_VARIANT = "tau_b"
+VARIANT_HELP = ("Kendall tau variant: tau_b (default; as scipy: independent of run names, 1 "
+                "for identical rankings), tau_a ((C - D) / pairs, tied pairs count 0: "
+                "Voorhees 2003's adjacent-swap tau averaged over random tie orders) or "
+                "tau_a_by_name (ties broken by run name: changes when runs are renamed)")
 #: decimals kept before comparing scores (equal after rounding = tied)
 DECIMALS = 12
 TAU_SCHEMA = {"ranking_a": pl.Utf8, "ranking_b": pl.Utf8, "n_runs": pl.Int64,
@@ -76,7 +90,8 @@ def kendall_tau(a, b, variant: str = DEFAULT_VARIANT,
                 names: Sequence[str] | None = None) -> float:
     """Kendall tau between two score vectors over the same runs (NaN if undefined).
 
-    ``tau_a`` breaks ties by ``names`` (the runs' names; default: position).
+    Only ``tau_a_by_name`` reads ``names`` (the runs' names; default:
+    position), to break ties; the other variants never look at them.
     """
     if variant not in VARIANTS:
         raise UsageError(f"Kendall variant {variant!r}: use one of {', '.join(VARIANTS)}")
@@ -90,6 +105,8 @@ def kendall_tau(a, b, variant: str = DEFAULT_VARIANT,
     if variant == "tau_b":
         den = np.sqrt(np.sum(sa * sa) * np.sum(sb * sb))
         return float(np.sum(sa * sb) / den) if den > 0 else float("nan")
+    if variant == "tau_a":  # a pair tied in either ranking counts 0
+        return float(np.sum(sa * sb) / len(sa))
     # tie-broken total orders: higher score first; equal scores by name, ascending
     tie, _ = _signs(-_names(names, len(a)).astype(np.float64))
     oa = np.where(sa != 0, sa, tie)

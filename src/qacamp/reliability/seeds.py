@@ -97,11 +97,13 @@ def parse_sizes(spec: str, n_units: int | None = None, subsets: int = 2) -> list
                 step = int(parts[2]) if len(parts) == 3 else 1
             if step < 1 or b < a:
                 raise ValueError
+            _check_stop(spec, b, n_units, subsets, (b - a) // step + 1)
             out = list(range(a, b + 1, step))
             if auto and out[-1] != b:  # auto steps end at the stop size itself
                 out.append(b)
         else:
             out = [int(x) for x in s.split(",") if x.strip()]
+            _check_stop(spec, max(out, default=0), n_units, subsets, len(out))
     except ValueError:
         raise UsageError(f"sizes {spec!r}: expected a:b, a:b:step (inclusive, step >= 1 or "
                          "auto; b may be half) or a comma list of integers"
@@ -110,6 +112,47 @@ def parse_sizes(spec: str, n_units: int | None = None, subsets: int = 2) -> list
     if not out or min(out) < 1:
         raise UsageError(f"sizes {spec!r}: sizes must be >= 1")
     return out
+
+
+MAX_SIZES = 1_000_000
+"""Most subset sizes one spec may list when the collection size is not known."""
+
+
+def _check_stop(spec: str, stop: int, n_units: int | None, subsets: int, count: int) -> None:
+    """Refuse a size the collection cannot hold (or, without a collection, more
+    than :data:`MAX_SIZES` sizes) before the list is built."""
+    if n_units is not None and stop > n_units // subsets:
+        raise UsageError(f"subset size {stop} is impossible: {subsets} disjoint subsets need "
+                         f"{subsets * stop} units but the matrix has {n_units} (largest "
+                         f"possible size: {n_units // subsets})")
+    if count > MAX_SIZES:
+        raise UsageError(f"sizes {spec!r}: {count:,} sizes, more than {MAX_SIZES} (the limit)")
+
+
+def fit_sizes(spec: str, n_units: int, subsets: int = 2) -> tuple[list[int], str | None]:
+    """The sizes of a *default* spec (one the campaign did not configure) that
+    the collection holds: the spec itself when it fits, else ``1:half:auto``
+    (about 25 sizes up to the largest possible one; with one subset, the
+    stability analysis, half the collection), with a note saying so.
+    A collection too small for ``subsets`` disjoint subsets of one unit is an error."""
+    half = n_units // subsets
+    if half < 1:
+        raise UsageError(f"the collection has {n_units} units: too few for {subsets} disjoint "
+                         "subsets of one unit")
+    try:
+        sizes = [parse_size(spec, n_units)] if subsets == 1 else \
+            parse_sizes(spec, n_units, subsets)
+        if max(sizes) <= half:
+            return sizes, None
+    except UsageError:
+        pass
+    # (one subset, the stability analysis: half the collection, its default)
+    sizes = [max(1, n_units // 2)] if subsets == 1 else parse_sizes("1:half:auto", n_units,
+                                                                     subsets)
+    span = f"{sizes[0]}-{sizes[-1]}" if len(sizes) > 1 else str(sizes[0])
+    return sizes, (f"the collection has only {n_units} units, too few for the default sizes "
+                   f"{spec!r} (largest possible size {half}): using sizes {span} instead; "
+                   "results on subsets this small are weak evidence")
 
 
 def parse_size(spec: str | int, n_units: int | None = None, subsets: int = 1) -> int:
@@ -121,15 +164,8 @@ def parse_size(spec: str | int, n_units: int | None = None, subsets: int = 1) ->
 
 
 def parse_grid(spec: str) -> list[float]:
-    """Parse a float grid ``"lo:hi:step"`` (inclusive, rounded to 10 decimals) or a comma list."""
-    s = str(spec).strip()
-    try:
-        if ":" in s:
-            lo, hi, step = (float(x) for x in s.split(":"))
-            if step <= 0 or hi < lo:
-                raise ValueError
-            n = int(np.floor((hi - lo) / step + 1e-9)) + 1
-            return [round(lo + k * step, 10) for k in range(n)]
-        return [float(x) for x in s.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"grid {spec!r}: expected lo:hi:step (inclusive) or a comma list") from None
+    """Parse a grid of numbers >= 0: ``"lo:hi:step"`` (inclusive, rounded to 10
+    decimals) or a comma list, at most :data:`qacamp.bounds.MAX_GRID_POINTS` values."""
+    from ..bounds import parse_grid as _parse
+
+    return _parse(spec)

@@ -2,9 +2,13 @@
 
 For each trial draw one subset of ``size`` units and score every run.  For a
 pair (x, y) and fuzziness ``f``: margin = ``f * max(M(x), M(y))``; the trial
-is a tie if ``|M(x) - M(y)| < margin`` (or the scores are equal, which
+is a tie if ``|M(x) - M(y)| < |margin|`` (or the scores are equal, which
 matters only when both are 0 and the margin is 0), otherwise a win for the
-higher run.  Over all trials:
+higher run.  The absolute value is the c@1 paper's own ("if(|M(x,Qi) -
+M(y,Qi)| < |margin|)", Figure 1), and it is what keeps the definition
+meaningful for a measure that can be negative, as UF (utility), which the
+paper analyses this way: with both scores negative, ``f * max`` is negative
+and without it no difference would ever be a tie.  Over all trials:
 
     error_rate = sum_pairs min(wins_x, wins_y) / decisions
     prop_ties  = sum_pairs ties / decisions
@@ -40,6 +44,16 @@ SUMMARY_SCHEMA = {"measure": pl.Utf8, "size": pl.Int64, "fuzziness": pl.Float64,
 DEFAULT_FUZZ = tuple(round(0.01 * k, 2) for k in range(1, 11))
 
 
+def memory_bytes(n_runs: int, size: int, trials: int, n_fuzz: int,
+                 pairing: str = "shared") -> int:
+    """About the peak bytes :func:`stability_counts` holds for ``trials`` trials
+    of one shard: every trial at once, (fuzziness x trial x pair) arrays."""
+    p = n_runs * (n_runs - 1) // 2
+    per_pair = 8 * trials * p * size * 2 if pairing != "shared" else 0
+    return (8 * trials * (size + n_runs) + 32 * trials * p + 26 * n_fuzz * trials * p
+            + per_pair + 120 * n_fuzz * p)
+
+
 def stability_counts(matrix: ScoreMatrix, size: int, trials: int, seed: int = 0,
                      fuzz: Iterable[float] = DEFAULT_FUZZ, measure: str | None = None,
                      pairing: str = "shared", shard: int = 0, n_shards: int = 1,
@@ -68,7 +82,7 @@ def stability_counts(matrix: ScoreMatrix, size: int, trials: int, seed: int = 0,
             sx, sy = matrix.pair_subset_scores(idx, ii), matrix.pair_subset_scores(idx, jj)
         d = sx - sy
         d = np.where(np.abs(d) < TIE_TOLERANCE, 0.0, d)
-        margin = f[:, None, None] * np.maximum(sx, sy)[None]  # (F, T, P)
+        margin = np.abs(f[:, None, None] * np.maximum(sx, sy)[None])  # (F, T, P)
         tie = (np.abs(d)[None] < margin) | (d == 0)[None]
         wins_x = (~tie & (d > 0)[None]).sum(axis=1)
         wins_y = (~tie & (d < 0)[None]).sum(axis=1)

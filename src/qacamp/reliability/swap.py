@@ -57,6 +57,17 @@ PAIR_BUDGET = 4_000_000
 GATHER_BUDGET = 64_000_000
 
 
+def memory_bytes(n_runs: int, sizes: list[int], trials: int, bins: int,
+                 pairing: str = "shared") -> int:
+    """About the peak bytes :func:`swap_counts` holds for ``trials`` trials of
+    one shard (the CLI refuses a job that would not fit; see qacamp.bounds)."""
+    p = n_runs * (n_runs - 1) // 2
+    fixed = 8 * trials + 56 * len(sizes) * bins
+    if pairing == "shared":  # blocks of about PAIR_BUDGET differences, GATHER_BUDGET cells
+        return fixed + 80 * max(PAIR_BUDGET, 2 * p) + 8 * GATHER_BUDGET
+    return fixed + 48 * trials * p * (max(sizes, default=1) + 1)  # (T, P, 2, c) indices
+
+
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Upper-triangle run pairs (i < j) in row-major order."""
     return np.triu_indices(n_runs, k=1)
@@ -201,6 +212,68 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
         "swaps": swaps, "comparisons": comps,
         "max_score": np.repeat(np.where(np.isfinite(best), best, np.nan), bins),
     }, schema=SWAP_SCHEMA).with_columns(pl.col("max_score").fill_nan(None))
+
+
+def as_matrix(scores, measure: str | None = None, include_baselines: bool = False
+              ) -> ScoreMatrix:
+    """A :class:`ScoreMatrix` from what a notebook has at hand: a matrix as it
+    is; a long frame with ``unit, run, value`` columns (e.g. the per-question
+    rows of ``qacamp.evaluate(..., per_question=True)`` of one measure); a
+    wide frame, one column per run; or the path of a matrix file (CSV or
+    Parquet, :func:`~.builders.read_matrix_file`)."""
+    from pathlib import Path
+
+    from .builders import from_long, from_wide, read_matrix_file
+
+    if isinstance(scores, ScoreMatrix):
+        return scores
+    if isinstance(scores, str | Path):
+        return read_matrix_file(scores, measure=measure or "score",
+                                include_baselines=include_baselines)
+    if isinstance(scores, pl.DataFrame):
+        if {"unit", "run", "value"} <= set(scores.columns):
+            if "measure" in scores.columns and scores["measure"].n_unique() > 1:
+                raise UsageError("the frame holds several measures "
+                                 f"({', '.join(sorted(scores['measure'].unique().to_list()))}); "
+                                 "filter it to one first")
+            if "scope" in scores.columns:
+                scores = scores.filter(pl.col("scope") == "question") \
+                    if (scores["scope"] == "question").any() else scores
+            return from_long(scores, measure=measure or "score",
+                             include_baselines=include_baselines)
+        return from_wide(scores, measure=measure or "score",
+                         include_baselines=include_baselines)
+    raise UsageError(f"cannot make a score matrix of a {type(scores).__name__}: give a "
+                     "ScoreMatrix, a polars frame or a matrix file")
+
+
+def swap(scores, sizes: str | Iterable[int], trials: int = 50, seed: int = 0,
+         measure: str | None = None, bin_width: float = 0.01, bins: int = 21,
+         pairing: str = "shared", shard: int = 0, n_shards: int = 1,
+         progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
+    """The swap method's counts (``size, bin, swaps, comparisons, max_score``):
+    what ``qacamp reliability swap`` computes and writes, for notebooks.
+
+    ``scores``: anything :func:`as_matrix` takes; ``sizes``: ``"5:32"``,
+    ``"10:half:auto"`` (:func:`~.seeds.parse_sizes`) or a list of sizes;
+    trials are seeded by (``seed``, ``measure``, size, trial), so the counts
+    equal the command's and the workflow's.  Fit them with
+    :func:`~.fits.fit_swap` for the required difference::
+
+        import qacamp
+        rows = qacamp.evaluate("clef-qa", questions="q.tsv", runs=runs, per_question=True,
+                               measures=["accuracy"])
+        counts = qacamp.reliability.swap(rows.filter(scope="question"), "10:half:auto",
+                                         trials=100, seed=7, measure="accuracy")
+    """
+    from .seeds import parse_sizes
+
+    m = as_matrix(scores, measure)
+    if isinstance(sizes, str):
+        sizes = parse_sizes(sizes, m.n_units)
+    sizes = check_sizes(list(sizes), m.n_units)
+    return swap_counts(m, sizes, trials, seed, measure or m.measure, bin_width, bins, pairing,
+                       shard, n_shards, progress=progress)
 
 
 def merge_swap(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:

@@ -3,13 +3,16 @@ writing them (tables as ``<name>.tex`` (booktabs), ``.md`` and ``.csv``;
 figures as ``<name>.png`` and ``.svg``; every file written atomically, a
 rerun gives byte-identical files).
 
-Tables: the run table of the kind; c@1 vs accuracy (abstaining kinds);
-breakdowns per question type and per topic when there are at least two such
-units; per measure of the reliability plan the swap summary, bootstrap and
-equivalence groups; Kendall tau; assessor agreement only when several
+Tables: the run table of the kind (for the abstaining kinds with c@1 and
+accuracy side by side, the c@1 paper's Table 3 folded in) with the letters of
+runs that cannot be told apart; breakdowns per question type and per topic
+when there are at least two such units; per measure of the reliability plan
+the swap summary, bootstrap, the significance test, the runs each run cannot
+be told apart from (letters) and the agreement of the three analyses; Kendall
+tau; assessor agreement only when several
 assessors judged the same responses (a single-assessor campaign has no
 table, not an empty one); the per-type distributions.  Figures: per measure
-the swap curves, one stability figure, and per kind the per-series box plot
+the swap curves and the matrix of adjusted p-values, one stability figure, and per kind the per-series box plot
 and top runs (question series) or the reading tests (QA4MRE).
 """
 
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from ..config import bootstrap_measures
 from ..io import write_text
-from .campaign import AGREEMENT_FILE, KENDALL_FILE, NONRESPONSE_KINDS, Campaign, read_parquet
+from .campaign import AGREEMENT_FILE, KENDALL_FILE, Campaign, read_parquet
 from .tables import Table
 
 #: breakdown scopes with a table (series and reading tests have figures)
@@ -37,34 +40,28 @@ def build_tables(c: Campaign) -> dict[str, Table]:
     """name -> table, in the order of the overview page (pure functions of the
     frames read)."""
     from . import tables as T
+    from .significance import run_table_with_letters, significance_tables
 
-    runs_path = c.path("scores", "runs.parquet")
-    units = c.units() if c.kind == "trec-factoid" else None
-    out = [T.run_table(c.runs, c.kind, c.judgment_set, units=units, what=runs_path)]
-    if c.kind in NONRESPONSE_KINDS:
-        out.append(T.c_at_1_table(c.runs, c.judgment_set, what=runs_path))
+    out = [run_table_with_letters(c, campaign_run_table(c))]
+    fmt = T.score_format(c.kind)
+    names = c.topic_names()
     for scope in BREAKDOWN_SCOPES:
-        table = T.breakdown_table(c.runs, c.judgment_set, c.kind, scope, what=runs_path)
+        table = T.breakdown_table(c.runs, c.judgment_set, c.kind, scope,
+                                  what=c.path("scores", "runs.parquet"), topic_names=names)
         if table.frame.height >= 2:
             out.append(table)
     if c.measures:
         out.append(T.swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
-                                        what=c.rel_path("swap_<measure>_summary.parquet")))
+                                        what=c.rel_path("swap_<measure>_summary.parquet"),
+                                        score_fmt=fmt))
         boot = bootstrap_measures(c.measures)
         summaries = {m: c.rel(f"bootstrap_{m}_summary.parquet") for m in boot
                      if (c.dir / "reliability" / f"bootstrap_{m}_summary.parquet").is_file()}
         out.append(T.bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet") for m in boot},
                                      what=c.rel_path("bootstrap_<measure>.parquet"),
-                                     summaries=summaries or None))
+                                     summaries=summaries or None, score_fmt=fmt))
     if c.reliability:
-        eq = c.optional("equivalence*.parquet")
-        if eq:
-            frames = {p.stem.removeprefix("equivalence").lstrip("_") or "-": read_parquet(p)
-                      for p in eq}
-            order = {m: i for i, m in enumerate(c.measures)}
-            frames = dict(sorted(frames.items(), key=lambda kv: (order.get(kv[0], len(order)),
-                                                                 kv[0])))
-            out.append(T.equivalence_table(frames, what=c.rel_path("equivalence*.parquet")))
+        out += significance_tables(c)
         kendall = c.dir / "reliability" / KENDALL_FILE
         if kendall.is_file():
             frame = read_parquet(kendall)
@@ -78,18 +75,36 @@ def build_tables(c: Campaign) -> dict[str, Table]:
         for p in c.optional("distributions*.parquet"):
             frame = read_parquet(p)
             if frame.height:
-                out.append(T.distributions_table(frame, what=str(p)))
+                out.append(T.distributions_table(frame, what=str(p), unit=c.count_unit))
     return {t.name: t for t in out}
 
 
-def write_tables(tables: list[Table], out_dir: Path) -> list[Path]:
+def campaign_run_table(c: Campaign) -> Table:
+    """The campaign's run table: the kind's columns, every measure with a
+    reliability analysis, the gold's topic names, a score matrix's units."""
+    from . import tables as T
+
+    return T.run_table(c.runs, c.kind, c.judgment_set,
+                       units=c.units() if c.kind == "trec-factoid" else None,
+                       what=c.path("scores", "runs.parquet"), measures=c.measures,
+                       topic_names=c.topic_names(), n_units=c.n_units(), unit=c.unit)
+
+
+def latex_label_prefix(name: str) -> str:
+    """``tab:<campaign>-``: LaTeX labels unique across the campaigns of a paper."""
+    return f"tab:{name}-"
+
+
+def write_tables(tables: list[Table], out_dir: Path, label_prefix: str = "tab:") -> list[Path]:
+    """Every table as ``.tex`` (labels ``<label_prefix><table name>``), ``.md``
+    and ``.csv`` under ``out_dir``."""
     from .formats import to_csv
     from .latex import to_latex
     from .markdown import to_markdown
 
     written = []
     for table in tables:
-        for ext, text in (("tex", to_latex(table)), ("md", to_markdown(table)),
+        for ext, text in (("tex", to_latex(table, label_prefix)), ("md", to_markdown(table)),
                           ("csv", to_csv(table))):
             path = out_dir / f"{table.name}.{ext}"
             write_text(text, path)
@@ -124,14 +139,19 @@ def build_figures(c: Campaign) -> dict:
     if c.measures:
         stab = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
         figs["stability"] = F.stability_figure(stab, size=stability_size(c, stab), unit=c.unit)
+    from .significance import significance_figures
+
+    figs.update(significance_figures(c))
     runs_path = c.path("scores", "runs.parquet")
     if c.kind == "trec-series":
         figs["series_boxplot"] = F.series_boxplot_figure(c.runs, c.judgment_set, what=runs_path,
                                                          dropped=c.dropped_series())
         figs["top_runs"] = F.top_runs_figure(c.runs, c.judgment_set, what=runs_path)
     if c.kind == "qa4mre":
+        threshold = (c.meta.get("options") or {}).get("pass_threshold", 0.5)
         figs["reading_tests"] = F.reading_tests_figure(c.runs, c.judgment_set, c.test_topics(),
-                                                       what=runs_path)
+                                                       what=runs_path, pass_mark=threshold,
+                                                       topic_names=c.topic_names())
     return figs
 
 
@@ -164,5 +184,6 @@ def build_editions(campaign_dirs: list, judgment_set: str | None = None,
                           measure=measure)
 
 
-__all__ = ["build_editions", "build_tables", "write_tables", "build_figures", "write_figures", "has_agreement",
+__all__ = ["build_editions", "build_tables", "campaign_run_table", "latex_label_prefix",
+           "write_tables", "build_figures", "write_figures", "has_agreement",
            "BREAKDOWN_SCOPES"]

@@ -10,6 +10,7 @@ summary, stability and bootstrap files); a missing one is an
 :class:`~qacamp.errors.InputError` naming it, never a silently skipped
 table.  Files that no workflow rule writes for every campaign
 (``kendall.parquet``, ``agreement.parquet``, ``equivalence*.parquet``,
+``significance_<m>.parquet`` and its summary,
 ``distributions*.parquet``, ``ingest/warnings.parquet``,
 ``scores/dropped.parquet``, ``manifest.json``) are used when present.
 """
@@ -228,6 +229,54 @@ class Campaign:
     def manifest(self) -> dict | None:
         path = self.dir / "manifest.json"
         return read_json(path, "manifest.json") if path.is_file() else None
+
+    def matrix(self) -> pl.DataFrame | None:
+        """``ingest/matrix.parquet`` (a score-matrix campaign's unit x run scores)."""
+        return self.optional_frame("ingest", "matrix.parquet")
+
+    @property
+    def measure_name(self) -> str | None:
+        """A score-matrix campaign's ``measure`` (config key; default ``score``)."""
+        if self.kind != "score-matrix":
+            return None
+        return str((self.meta.get("options") or {}).get("measure") or "score")
+
+    @property
+    def count_unit(self) -> str:
+        """What :meth:`n_units` counts: questions (PAN: problems), or a score
+        matrix's units (its reliability unit, e.g. topic)."""
+        if self.kind == "score-matrix":
+            return self.unit
+        return UNIT_NAMES.get(self.kind, "question")
+
+    def n_units(self) -> int | None:
+        """How many units the campaign has: its questions (PAN: problems), or a
+        score matrix's units (topics); None when the file is absent."""
+        if self.kind == "score-matrix":
+            m = self.matrix()
+            return m["unit"].n_unique() if m is not None and "unit" in m.columns else None
+        q = self.questions()
+        return q.height if q is not None else None
+
+    def auxiliary_questions(self) -> int:
+        """QA4MRE auxiliary questions (scored apart; same rule as the scorer)."""
+        from ..scoring.context import auxiliary
+
+        q = self.questions()
+        if self.kind != "qa4mre" or q is None or not q.height:
+            return 0
+        main = (self.meta.get("options") or {}).get("main_questions")
+        if "auxiliary_of" not in q.columns:
+            q = q.with_columns(pl.lit(None, pl.String).alias("auxiliary_of"))
+        return int(q.select(auxiliary(self.kind, main).sum()).item())
+
+    def topic_names(self) -> dict[str, str]:
+        """Topic id -> its name from the gold (``t_name``); empty when none."""
+        q = self.questions()
+        if q is None or not {"topic", "topic_name"} <= set(q.columns):
+            return {}
+        pairs = q.select("topic", "topic_name").drop_nulls().unique()
+        return {str(t): str(n) for t, n in pairs.iter_rows() if str(n).strip()}
 
     def test_topics(self) -> dict[str, str]:
         """Reading test -> topic from ``ingest/questions.parquet`` (empty if absent)."""

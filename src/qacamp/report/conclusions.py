@@ -47,8 +47,66 @@ def fit_text(row: dict, counts: pl.DataFrame | None) -> str:
     return text
 
 
+def split_warnings(row: dict) -> tuple[str | None, str | None, list[str]]:
+    """The summary's warning items: (few runs, higher bins above the level,
+    the others), each as :func:`qacamp.reliability.fits.weak_evidence` wrote it."""
+    from ..reliability.fits import FEW_RUNS, NON_MONOTONE, warning_items
+
+    few = above = None
+    rest = []
+    for item in warning_items(row.get("warning")):
+        if item.startswith(FEW_RUNS) and few is None:
+            few = item
+        elif item.startswith(NON_MONOTONE) and above is None:
+            above = item
+        else:
+            rest.append(item)
+    return few, above, rest
+
+
+def too_few_runs(row: dict) -> bool:
+    """Below the weak-evidence threshold of runs: no required difference is
+    estimated from this summary."""
+    return split_warnings(row)[0] is not None
+
+
+def too_few_sentence(row: dict, few: str) -> str:
+    import re
+
+    m = label(row["measure"])
+    n = row.get("n_runs")
+    least = re.search(r"fewer than (\d+) runs", few)
+    counts = (f"the campaign has {int(n)} runs ({int(n) * (int(n) - 1) // 2:,} run pairs)"
+              if n is not None else few)
+    need = f", and below {least.group(1)} runs" if least else ", and with so few runs"
+    return (f"Too few runs to estimate a required difference in {m}: {counts}{need} the "
+            "swap method's error rates are weak evidence (docs/reliability.md), so no "
+            "difference is called reliable here; the figure shows the observed rates only.")
+
+
+def swap_conclusion(row: dict, unit: str, counts: pl.DataFrame | None = None
+                    ) -> tuple[str, str | None]:
+    """(sentence, note): the swap method's conclusion for one measure, and the
+    weak-evidence warnings the sentence does not already say (None if none).
+    Below the weak-evidence threshold of runs the sentence gives no number; a
+    required difference whose higher bins stay above the level says so."""
+    few, above, rest = split_warnings(row)
+    if few is not None:
+        return too_few_sentence(row, few), ("; ".join([*([above] if above else []), *rest])
+                                            or None)
+    text = swap_sentence(row, unit, counts)
+    if above is not None and not _missing(row.get("required_difference")):
+        level = float(row.get("level") or 0.05)
+        bins = above.split(" bin(s) ", 1)[-1].split(":", 1)[0]
+        text += (f" But the higher difference bin(s) {bins} still err more than {level:.0%}: "
+                 "the error rate does not fall steadily with the difference, so "
+                 f"{row['required_difference']:.2f} is not a safe threshold on its own.")
+    return text, "; ".join(rest) or None
+
+
 def swap_sentence(row: dict, unit: str, counts: pl.DataFrame | None = None) -> str:
-    """The swap method's conclusion for one measure (its summary row)."""
+    """The swap method's conclusion for one measure (its summary row), as the
+    papers word it (see :func:`swap_conclusion` for the weak-evidence forms)."""
     m, units = label(row["measure"]), plural(unit)
     level, req = float(row.get("level") or 0.05), row.get("required_difference")
     how = fit_text(row, counts)
@@ -91,12 +149,13 @@ def stability_sentence(frames: Mapping[str, pl.DataFrame], fuzziness: float = 0.
                      f"{pct(row['prop_ties'], 1)} ties")
     if not parts:
         return ""
-    return (f"At fuzziness f = {at:.2f} (a difference below {at:.0%} of the larger score is a "
-            f"tie), " + "; ".join(parts) + ". Fewer errors for as many ties is better "
-            "(Penas & Rodrigo 2011).")
+    return (f"At fuzziness f = {at:.2f} (a difference below {at:.0%} of the larger score, "
+            f"in absolute value, is a tie), " + "; ".join(parts) + ". Fewer errors for as many "
+            "ties is better (Penas & Rodrigo 2011).")
 
 
-def bootstrap_sentence(measure: str, pairs: pl.DataFrame, summary: dict | None) -> str:
+def bootstrap_sentence(measure: str, pairs: pl.DataFrame, summary: dict | None,
+                       decimals: int = 3) -> str:
     """Discriminative power of one measure (Sakai 2006)."""
     summary = summary or {}
     n = int(summary.get("n_pairs") or pairs.height)
@@ -112,23 +171,8 @@ def bootstrap_sentence(measure: str, pairs: pl.DataFrame, summary: dict | None) 
     text += "."
     if not _missing(summary.get("estimated_difference")):
         text += (" Sakai's estimated difference required for significance (the largest "
-                 f"over the pairs): {summary['estimated_difference']:.3f}.")
+                 f"over the pairs): {summary['estimated_difference']:.{decimals}f}.")
     return text
-
-
-def equivalence_sentence(measure: str, frame: pl.DataFrame) -> str:
-    """How many groups of equally effective runs the required difference leaves."""
-    if not frame.height or "group" not in frame.columns:
-        return ""
-    groups = frame.group_by("group").len()
-    req = frame["required_difference"][0] if "required_difference" in frame.columns else None
-    n_runs, k = frame.height, groups.height
-    if _missing(req):
-        return (f"No difference in {label(measure)} reaches the error level, so the "
-                f"{n_runs} runs form one group of equally effective runs.")
-    return (f"The {n_runs} runs fall into {k} groups whose {label(measure)} differences are "
-            f"below {req:.2f} (runs in a group should be reported as equally effective); "
-            f"the largest group has {int(groups['len'].max())} runs.")
 
 
 def kendall_sentences(kendall: pl.DataFrame, primary: str) -> list[str]:
@@ -176,5 +220,6 @@ def agreement_sentence(agreement: pl.DataFrame) -> str:
             "Table 2).")
 
 
-__all__ = ["swap_sentence", "stability_sentence", "bootstrap_sentence", "equivalence_sentence",
+__all__ = ["swap_sentence", "swap_conclusion", "split_warnings", "too_few_runs",
+           "stability_sentence", "bootstrap_sentence",
            "kendall_sentences", "agreement_sentence", "fit_text", "pct"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
+
 from ..measures import label
 from .tables import Table
 
@@ -50,9 +52,27 @@ def block_title(name: str | None) -> str:
     return BLOCK_TITLES.get(name or "", name or "")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula in a CSV cell."""
+
+
+def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every text cell that starts with ``= + - @``, a tab or a
+    carriage return prefixed by ``'`` (the usual neutralising prefix; OWASP,
+    "CSV Injection"), so a run named ``=HYPERLINK(...)`` reaches a spreadsheet
+    as text, not as a formula.  Number columns are left as they are."""
+    starts = "^[" + "".join("\\" + c if c in "-+" else c for c in FORMULA_STARTS) + "]"
+    return frame.with_columns(
+        pl.when(pl.col(c).str.contains(starts)).then(pl.lit("'") + pl.col(c))
+        .otherwise(pl.col(c)).alias(c)
+        for c, dtype in frame.schema.items() if dtype == pl.String)
+
+
 def to_csv(table: Table, float_precision: int = 6) -> str:
-    """The table's frame as CSV (raw values, floats with ``float_precision`` decimals)."""
-    return table.frame.write_csv(None, float_precision=float_precision)
+    """The table's frame as CSV (raw values, floats with ``float_precision``
+    decimals; text cells made :func:`spreadsheet_safe`)."""
+    return spreadsheet_safe(table.frame).write_csv(None, float_precision=float_precision)
 
 
-__all__ = ["BLOCK_TITLES", "format_value", "blocks", "block_title", "to_csv"]
+__all__ = ["BLOCK_TITLES", "FORMULA_STARTS", "format_value", "blocks", "block_title",
+           "spreadsheet_safe", "to_csv"]

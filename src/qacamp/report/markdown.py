@@ -3,8 +3,10 @@
 :func:`to_markdown` gives the caption in bold, one pipe table per block (the
 block title in bold above every block but the first), then the notes; a
 missing value prints as ``-``.  Only what Markdown would otherwise misread is
-escaped: ``\\``, ``|`` (a cell boundary), ``*`` and an underscore at the edge
-of a word (emphasis).  An underscore inside a word (``team_a``) never starts
+escaped: ``&``, ``<`` and ``>`` as HTML entities (Markdown passes raw HTML
+through, so a run named ``<script>`` would otherwise become markup), ``\\``,
+``|`` (a cell boundary), ``*`` and an underscore at the edge of a word
+(emphasis).  An underscore inside a word (``team_a``) never starts
 emphasis in CommonMark, so it stays as it is: no LaTeX-style ``c\\_at\\_1``.
 """
 
@@ -19,7 +21,8 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
 def markdown_escape(text: str) -> str:
-    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = out.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
     return _EDGE_UNDERSCORE.sub(r"\\_", out)
 
 

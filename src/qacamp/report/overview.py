@@ -7,8 +7,10 @@ the template's context out).
 2. the run table (sortable on the page);
 3. breakdowns per question type, topic, series, reading test;
 4. reliability: per measure the swap method's conclusion in a sentence with
-   its figure, the Table 2 summary, discriminative power, equivalence groups,
-   stability vs discrimination;
+   its figure, the Table 2 summary, discriminative power, stability vs
+   discrimination, and the significance part (:mod:`.significance`: the test's
+   sentence and p-value matrix per measure, the letters of runs that cannot be
+   told apart, the agreement of the analyses);
 5. agreement: Kendall tau between rankings, assessor disagreement;
 6. warnings: ingest warnings (truncated answers, low coverage ...), weak
    evidence of the swap method, automatic judgments, dropped units;
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from dataclasses import replace
 
 import polars as pl
 
@@ -30,7 +33,8 @@ from .campaign import Campaign
 from .figures.base import plural
 from .figures.swap import swap_footnote
 from .html import table_view
-from .tables import BLOCK_BASELINES, cap
+from .tables import BLOCK_BASELINES, cap, score_decimals
+from .tables.reliability import WEAK_NOTE_PREFIX
 
 KIND_NAMES = {
     "trec-factoid": "TREC factoid question answering (as TREC 2002, Voorhees 2003)",
@@ -52,7 +56,10 @@ def data_uri(png: bytes) -> str:
 
 
 def main_measure(c: Campaign) -> str:
-    return MAIN_MEASURES.get(c.kind) or (c.measures[0] if c.measures else "score")
+    """The measure the run table is sorted by: the kind's (CWS, series score,
+    c@1, PAN's overall), a score matrix's own ``measure`` (``ap``)."""
+    return MAIN_MEASURES.get(c.kind) or c.measure_name or (c.measures[0] if c.measures
+                                                           else "score")
 
 
 def _figure(name: str, figures: Mapping[str, bytes], alt: str, caption: str) -> dict:
@@ -64,62 +71,94 @@ def _figure(name: str, figures: Mapping[str, bytes], alt: str, caption: str) -> 
     return {"name": name, "src": data_uri(figures[name]), "alt": alt, "caption": caption}
 
 
+def units_text(c: Campaign) -> tuple[str, str] | None:
+    """(label, value) of the campaign's size: its questions by type (QA4MRE:
+    main questions, and the auxiliary ones scored apart), PAN's problems, a
+    score matrix's units (150 topics)."""
+    n = c.n_units()
+    if n is None:
+        return None
+    if c.kind == "score-matrix":
+        return cap(plural(c.unit)), f"{n:,} (the rows of the score matrix)"
+    name = cap(plural(c.unit)) if c.unit == "problem" else "Questions"
+    aux = c.auxiliary_questions()
+    if aux:
+        main = n - aux
+        return name, (f"{n:,}: {main:,} main questions, which c@1 and every score of the "
+                      f"run table are over, and {aux:,} auxiliary questions, scored apart "
+                      "(question type 'auxiliary' in the breakdowns)")
+    questions = c.questions()
+    by_type = []
+    if questions is not None and questions.height and "qtype" in questions.columns:
+        counts = questions.group_by("qtype").len().sort("qtype")
+        by_type = [(str(t), int(k)) for t, k in counts.iter_rows()]
+    if len(by_type) > 1:
+        return name, f"{n:,} (" + ", ".join(f"{t} {k:,}" for t, k in by_type) + ")"
+    if by_type:
+        return name, f"{n:,} (all {by_type[0][0]})"
+    return name, f"{n:,}"
+
+
 def facts(c: Campaign, run_table) -> dict:
     """The campaign section: kind, edition, questions by type, runs, judgment sets, dropped."""
     options = c.meta.get("options") or {}
     blocks = run_table.frame["block"].to_list()
     n_base = sum(b == BLOCK_BASELINES for b in blocks)
-    questions = c.questions()
-    by_type = []
-    if questions is not None and questions.height and "qtype" in questions.columns:
-        counts = questions.group_by("qtype").len().sort("qtype")
-        by_type = [(str(t), int(n)) for t, n in counts.iter_rows()]
     dropped = c.dropped()
     drops = [{"scope": r["scope"], "unit": r["unit"], "reason": r["reason"]}
              for r in dropped.sort("scope", "unit").to_dicts()]
     sets = list(c.meta.get("judgment_sets") or c.judgment_sets)
     if AUTOMATIC_SET in c.judgment_sets and AUTOMATIC_SET not in sets:
         sets.append(AUTOMATIC_SET)
+    size = units_text(c)
+    matrix = c.kind == "score-matrix"
     return {
         "kind": c.kind, "kind_name": KIND_NAMES.get(c.kind, c.kind),
         "edition": options.get("edition") or options.get("year"),
-        "questions": questions.height if questions is not None else None,
-        "questions_name": cap(plural(c.unit)) if c.unit == "problem" else "Questions",
-        "by_type": by_type, "unit": c.unit,
+        "size": size, "unit": c.unit,
+        "measure": label(c.measure_name) if matrix else None,
         "runs": len(blocks) - n_base, "baselines": n_base,
-        "judgment_sets": sets, "primary": c.judgment_set,
+        # a score matrix has no judgment sets: its one "set" names its column of scores
+        "judgment_sets": [] if matrix else sets, "primary": None if matrix else c.judgment_set,
         "dropped": drops,
     }
 
 
 def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
-    """Per measure: sentence, swap figure with its caption; then the tables."""
-    measures, notes = [], []
+    """Per measure: sentence, swap figure with its caption; then the tables.
+    Each weak-evidence warning is said once per measure: in the sentence
+    (too few runs: no required difference at all; higher bins above the
+    level: flagged) or the note under it; the Warnings section only names the
+    measures concerned, and the summary table on the page drops its copies."""
+    measures, weak_measures = [], []
+    decimals = score_decimals(c.kind)
     for m in c.measures:
         summary = c.rel(f"swap_{m}_summary.parquet")
         counts = c.rel(f"swap_{m}.parquet")
         fits = c.rel(f"swap_{m}_fits.parquet")
         row = summary.row(0, named=True) if summary.height else {"measure": m}
-        sentences = [S.swap_sentence(row, c.unit, counts)]
+        sentence, weak = S.swap_conclusion(row, c.unit, counts)
+        sentences = [sentence]
         if m in bootstrap_measures(c.measures):
             bsum = c.optional_frame("reliability", f"bootstrap_{m}_summary.parquet")
             sentences.append(S.bootstrap_sentence(
                 m, c.rel(f"bootstrap_{m}.parquet"),
-                bsum.row(0, named=True) if bsum is not None and bsum.height else None))
-        eq = c.optional_frame("reliability", f"equivalence_{m}.parquet")
-        if eq is not None:
-            sentences.append(S.equivalence_sentence(m, eq))
+                bsum.row(0, named=True) if bsum is not None and bsum.height else None,
+                decimals=decimals))
         caption = (f"Swap method, {label(m)}: error rate (swaps / comparisons over pairs of "
                    f"runs scored on two disjoint random subsets) against subset size, one "
                    f"colour per 0.01-wide score-difference bin, every bin up to the one the "
                    f"required difference is read from. " + swap_footnote(fits, summary, warning=False))
-        weak = row.get("warning")
-        if weak:
-            notes.append(f"Swap method, {label(m)}: weak evidence: {weak}.")
+        if row.get("warning"):
+            weak_measures.append(label(m))
         measures.append({"measure": m, "label": label(m), "title": cap(label(m)),
                          "sentences": [s for s in sentences if s], "weak": weak,
                          "figure": _figure(f"swap_{m}", figures,
                                            f"Swap-method error rates of {label(m)}", caption)})
+    notes = []
+    if weak_measures:
+        notes.append("Weak evidence in the swap method for " + ", ".join(weak_measures)
+                     + ": see each measure's sentence and note in section 4.")
     stability = None
     if c.measures:
         frames = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
@@ -132,9 +171,15 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
         stability = {"sentence": S.stability_sentence(frames),
                      "figure": _figure("stability", figures, "Error rate against "
                                        "proportion of ties", caption)}
-    return {"measures": measures, "stability": stability, "notes": notes,
-            "tables": [table_view(tables[n]) for n in ("swap_summary", "bootstrap",
-                                                       "equivalence") if n in tables]}
+    views = []
+    for n in ("swap_summary", "bootstrap"):
+        if n in tables:
+            t = tables[n]
+            if n == "swap_summary":  # its weak-evidence notes are said by the sentences
+                t = replace(t, notes=tuple(x for x in t.notes
+                                           if not x.startswith(WEAK_NOTE_PREFIX)))
+            views.append(table_view(t))
+    return {"measures": measures, "stability": stability, "notes": notes, "tables": views}
 
 
 def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
@@ -144,13 +189,15 @@ def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -
                             "Per-series score of every participants' run, one box per series "
                             "(Voorhees 2005, Figure 3); series without a score are named "
                             "under the plot."))
+        top = min(TOP_RUNS, participants(c))
+        best = "the best run" if top == 1 else f"the {number_words(top)} best runs"
         figs.append(_figure("top_runs", figures, "Top runs",
-                            "Average per-series score of the ten best runs (Voorhees 2005, "
-                            "Figure 2)."))
+                            f"Average per-series score of {best} (Voorhees 2005, Figure 2)."))
     if c.kind == "qa4mre":
+        threshold = (c.meta.get("options") or {}).get("pass_threshold", 0.5)
         figs.append(_figure("reading_tests", figures, "c@1 per reading test and topic",
                             "c@1 of every participants' run per reading test (left, coloured "
-                            "by topic) and per topic (right), with the pass mark 0.5."))
+                            f"by topic) and per topic (right), with the pass mark {threshold}."))
     views = [table_view(tables[n]) for n in ("by_qtype", "by_topic", "distributions")
              if n in tables]
     return {"tables": views, "figures": figs}
@@ -202,6 +249,39 @@ def provenance(c: Campaign) -> dict | None:
             "inputs": [(i.get("path"), i.get("sha256")) for i in m.get("inputs") or []]}
 
 
+#: runs in the top-runs figure (Voorhees 2005, Figure 2: the ten best)
+TOP_RUNS = 10
+_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+            "ten")
+
+
+def number_words(n: int) -> str:
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else f"{n:,}"
+
+
+def participants(c: Campaign) -> int:
+    """Participants' runs (baselines excluded) of the reported judgment set."""
+    from . import is_baseline
+
+    runs = c.runs.filter((pl.col("judgment_set") == c.judgment_set)
+                         & (pl.col("scope") == "all"))["run"].unique().to_list()
+    return sum(not is_baseline(r) for r in runs)
+
+
+def best_run(c: Campaign, frame: pl.DataFrame) -> dict | None:
+    """The best participants' run of a run-table frame by the main measure,
+    its value in the campaign's score format."""
+    main = main_measure(c)
+    top = frame.filter(pl.col("block") != BLOCK_BASELINES)
+    if main not in top.columns or not top.height:
+        return None
+    r = top.row(0, named=True)
+    if r.get(main) is None:
+        return None
+    return {"run": r["run"], "measure": label(main),
+            "value": f"{r[main]:.{score_decimals(c.kind)}f}"}
+
+
 def campaign_context(c: Campaign, figures: Mapping[str, bytes],
                      index_href: str | None = None) -> dict:
     """Everything the campaign page shows (``templates/campaign.html.j2``)."""
@@ -209,16 +289,15 @@ def campaign_context(c: Campaign, figures: Mapping[str, bytes],
     run_table = tables["runs"]
     main = main_measure(c)
     info = facts(c, run_table)
-    top = run_table.frame.filter(pl.col("block") != BLOCK_BASELINES)
-    best = None
-    if main in top.columns and top.height:
-        r = top.row(0, named=True)
-        if r.get(main) is not None:
-            best = {"run": r["run"], "measure": label(main), "value": f"{r[main]:.3f}"}
+    best = best_run(c, run_table.frame)
     results_tables = [table_view(run_table, sortable=True)]
-    if "c_at_1_vs_accuracy" in tables:
-        results_tables.append(table_view(tables["c_at_1_vs_accuracy"], sortable=True))
     rel = reliability_section(c, tables, figures) if c.measures else None
+    from .significance import significance_section
+
+    sig = significance_section(c, tables, figures) if c.measures else None
+    if rel is not None:
+        rel["significance"] = sig
+        rel["notes"] += sig["notes"] if sig else []
     return {
         "name": c.name, "title": c.meta.get("title") or c.name, "index_href": index_href,
         "facts": info, "best": best, "main_measure": label(main),
@@ -232,23 +311,20 @@ def campaign_context(c: Campaign, figures: Mapping[str, bytes],
 
 
 def index_row(c: Campaign, href: str) -> dict:
-    """One campaign's line on the index page: what it is and its best run."""
-    from .tables import run_table
+    """One campaign's line on the index page: what it is, its units (questions,
+    problems, a score matrix's topics) and its best run."""
+    from .build import campaign_run_table
 
-    units = c.units() if c.kind == "trec-factoid" else None
-    frame = run_table(c.runs, c.kind, c.judgment_set, units=units,
-                      what=c.path("scores", "runs.parquet")).frame
+    frame = campaign_run_table(c).frame
     part = frame.filter(pl.col("block") != BLOCK_BASELINES)
-    main = main_measure(c)
-    best = part.row(0, named=True) if part.height and main in part.columns else None
-    questions = c.questions()
+    best = best_run(c, frame)
     options = c.meta.get("options") or {}
     return {"name": c.name, "href": href, "title": c.meta.get("title") or c.name,
             "kind": c.kind, "edition": options.get("edition") or options.get("year") or "",
-            "runs": part.height, "questions": questions.height if questions is not None else None,
-            "measure": label(main),
+            "runs": part.height, "questions": c.n_units(), "unit": plural(c.count_unit),
+            "measure": label(main_measure(c)),
             "best_run": best["run"] if best else None,
-            "best_value": f"{best[main]:.3f}" if best and best[main] is not None else None}
+            "best_value": best["value"] if best else None}
 
 
 __all__ = ["campaign_context", "index_row", "KIND_NAMES", "MAIN_MEASURES", "data_uri"]

@@ -18,6 +18,9 @@ from pathlib import Path
 from .campaign import Campaign, read_figures
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: kinds whose campaigns naming an ``edition`` form the multi-edition table
+#: (QA4MRE overview Table 1; the workflow's rule report_editions takes the same)
+EDITION_KINDS = ("qa4mre",)
 
 
 def environment():
@@ -49,8 +52,8 @@ def index_page(campaign_dirs: Sequence[str | Path], out_dir: str | Path,
                title: str = "Evaluation campaigns") -> str:
     """The index over the campaigns of a config: one line per campaign linking
     its page (relative to ``out_dir``, where the index is written), and the
-    multi-edition table when two or more campaigns name an edition (QA4MRE
-    overview Table 1)."""
+    multi-edition table when two or more QA4MRE campaigns name an edition
+    (QA4MRE overview Table 1)."""
     import os
 
     from .html import table_view
@@ -60,7 +63,9 @@ def index_page(campaign_dirs: Sequence[str | Path], out_dir: str | Path,
     camps = [Campaign(d, reliability=False) for d in campaign_dirs]
     rows = [index_row(c, Path(os.path.relpath(c.dir / "report.html", out_dir)).as_posix())
             for c in camps]
-    editions = [c for c in camps if c.edition is not None]
+    # only campaigns of one kind share an editions table: QA4MRE's (a PAN
+    # campaign's edition names its evaluator's rules, not an edition of the task)
+    editions = [c for c in camps if c.edition is not None and c.kind in EDITION_KINDS]
     table = None
     if len(editions) >= 2:
         from . import natural_key
@@ -70,4 +75,4 @@ def index_page(campaign_dirs: Sequence[str | Path], out_dir: str | Path,
     return render("index.html.j2", {"title": title, "campaigns": rows, "editions": table})
 
 
-__all__ = ["campaign_page", "index_page", "render", "TEMPLATES"]
+__all__ = ["campaign_page", "index_page", "render", "TEMPLATES", "EDITION_KINDS"]

@@ -29,8 +29,23 @@ class Context:
         return pl.DataFrame({"run": self.runs}, schema={"run": pl.String})
 
     def skipped(self, component: str) -> bool:
-        """True when the config skips a component (``skip: [list]``)."""
-        return component in self.opts["skip"]
+        """True when the config skips a component (``skip: [list]``); the nugget
+        component ``other`` is skipped by ``skip: [definition]`` too (TREC 2003)."""
+        skip = self.opts["skip"]
+        return component in skip or (component == "other" and "definition" in skip)
+
+
+def auxiliary(kind: str, main_questions: int | None) -> pl.Expr:
+    """True for a QA4MRE auxiliary question: ``auxiliary_of`` set, or (qa4mre)
+    its number (the id's last part) above ``main_questions``.  Auxiliary
+    questions are scored apart (question type ``auxiliary``), never in the
+    main scopes; the report counts them with this same rule."""
+    aux = pl.col("auxiliary_of").is_not_null()
+    if kind == "qa4mre":
+        num = pl.col("qid").str.extract(r"(\d+)$").cast(pl.Int64, strict=False)
+        aux = aux | (num > int(main_questions if main_questions is not None else 15)) \
+            .fill_null(False)
+    return aux
 
 
 def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:
@@ -39,11 +54,7 @@ def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:
     auxiliary questions = ``auxiliary_of`` set or question number >
     ``main_questions``."""
     q = t["questions"]
-    aux = pl.col("auxiliary_of").is_not_null()
-    if kind == "qa4mre":
-        num = pl.col("qid").str.extract(r"(\d+)$").cast(pl.Int64, strict=False)
-        aux = aux | (num > int(opts["main_questions"])).fill_null(False)
-    questions = q.with_columns(aux.alias("aux"))
+    questions = q.with_columns(auxiliary(kind, opts.get("main_questions")).alias("aux"))
     sets = set(t["judgments"][JS].drop_nulls().unique().to_list())
     sets |= set(t["nugget_matches"][JS].drop_nulls().unique().to_list())
     if not sets:

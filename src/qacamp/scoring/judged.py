@@ -7,7 +7,8 @@
 - LIST: needs answer-key instances and a judgment (Voorhees 2005: "one list
   question was dropped because the assessor decided there were no correct
   answers during judging").
-- OTHER: needs vital nuggets when the official Other score is the nugget F
+- OTHER (and the TREC 2003 DEFINITION questions, scored alike): needs vital
+  nuggets when the official Other score is the nugget F
   (recall would be 0/0 otherwise; an Other question without nuggets was never
   judged), nuggets with pyramid weights when it is the pyramid F (the TREC
   2007 pyramid file has weights but no vital/okay labels).
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ..tables import NUGGET_QTYPES
 from .context import Context
 from .frames import JS, Collector
 
@@ -49,7 +51,7 @@ def judged_units(ctx: Context, out: Collector) -> Judged:
     jq = t["judgments"].filter(pl.col("judgment").is_not_null()).select(JS, "qid").unique()
     ql = q.filter(pl.col("qtype").is_in(QUESTION_QTYPES)).select("qid")
     lq = q.filter(pl.col("qtype") == "LIST").select("qid")
-    oq = q.filter(pl.col("qtype") == "OTHER").select("qid")
+    oq = q.filter(pl.col("qtype").is_in(NUGGET_QTYPES)).select("qid")
     empty = pl.DataFrame(schema={JS: pl.String, "qid": pl.String})
 
     if ctx.skipped("factoid"):
@@ -70,7 +72,9 @@ def judged_units(ctx: Context, out: Collector) -> Judged:
 
     if ctx.skipped("other"):
         other = empty
-        _drop(ctx, out, oq, other, "Other questions skipped by the config (skip: [other])")
+        key = "definition" if "definition" in ctx.opts["skip"] else "other"
+        _drop(ctx, out, oq, other, f"{key.capitalize() if key == 'other' else key} questions "
+              f"skipped by the config (skip: [{key}])")
     elif ctx.opts["other_score"] == "pyramid":
         weighted = (t["nuggets"].group_by("qid").agg(pl.col("weight").sum().alias("w"))
                     .filter(pl.col("w") > 0).select("qid"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..bounds import number_problem
 from ..errors import ConfigError, UsageError
 from ..measures import other, pan, reading, series
 
@@ -32,7 +33,7 @@ DEFAULT_SET = {"qa4mre": "gold", "pan": "gold", "clef-qa": "official",
                "score-matrix": "matrix"}
 OTHER_SCORES = ("nugget", "pyramid")
 PASS_RULES = ("at_least", "more_than")
-COMPONENTS = ("factoid", "list", "other")
+COMPONENTS = ("factoid", "list", "other", "definition")
 #: Ranked answers counted per question by MRR (TREC 8-10 runs returned up to 5).
 MAX_RANK = 5
 
@@ -66,13 +67,16 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
     opts.setdefault("allowance", other.ALLOWANCE)
     if opts.get("beta") is None:
         opts["beta"] = other.BETA
-    if float(opts["beta"]) <= 0:
-        raise ConfigError("beta", f"{opts['beta']!r} is not > 0", "give the F-measure's beta, e.g. 3")
+    _number(opts, "beta", "give the F-measure's beta, e.g. 3", lo=0, lo_open=True)
     opts["beta"] = float(opts["beta"])
     opts.setdefault("max_rank", MAX_RANK)
-    if int(opts["max_rank"]) < 1:
-        raise ConfigError("max_rank", f"{opts['max_rank']!r} is not >= 1",
-                          "give the number of ranked answers MRR counts (TREC 8-10: 5)")
+    _number(opts, "max_rank", "give the number of ranked answers MRR counts (TREC 8-10: 5)",
+            lo=1, integer=True)
+    _number(opts, "pass_threshold", "give the c@1 a reading test needs, e.g. 0.5", lo=0, hi=1)
+    for key, value in (opts.get("weights") or {}).items():
+        problem = number_problem(value, lo=0)
+        if problem is not None:
+            raise ConfigError(f"weights.{key}", problem, "give a weight >= 0")
     if opts.get("other_score") is None:
         opts["other_score"] = default_other_score(year)
     _choice(opts, "other_score", OTHER_SCORES)
@@ -88,7 +92,20 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
         except UsageError as exc:
             raise ConfigError("edition", str(exc), f"use one of {', '.join(pan.EDITIONS)}"
                               ) from None
+        try:
+            opts["pan_evaluator"] = pan.check_evaluator(opts.get("pan_evaluator"),
+                                                        opts["edition"])
+        except UsageError as exc:
+            raise ConfigError("pan_evaluator", str(exc),
+                              "published (the evaluator before its 2021-05-28 F0.5u fix, as "
+                              "PAN 2020's table) or current") from None
     return opts
+
+
+def _number(opts: dict, key: str, fix: str, **bounds) -> None:
+    problem = number_problem(opts[key], **bounds)
+    if problem is not None:
+        raise ConfigError(key, problem, fix)
 
 
 def _choice(opts: dict, key: str, allowed: tuple) -> None:

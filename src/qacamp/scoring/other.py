@@ -19,6 +19,7 @@ import polars as pl
 from ..aggregate import group_agg
 from ..errors import ConfigError
 from ..measures import other
+from ..tables import NUGGET_QTYPES
 from .context import Context
 from .frames import JS, Collector
 
@@ -72,7 +73,7 @@ def other_scores(ctx: Context, judged: pl.DataFrame, out: Collector) -> pl.DataF
 
 def _require_weights(ctx: Context) -> None:
     """A pyramid score needs a weight on every nugget of the Other questions."""
-    others = ctx.questions.filter(pl.col("qtype") == "OTHER").select("qid")
+    others = ctx.questions.filter(pl.col("qtype").is_in(NUGGET_QTYPES)).select("qid")
     missing = (ctx.t["nuggets"].join(others, on="qid", how="semi")
                .filter(pl.col("weight").is_null()).sort("qid", "nugget"))
     if missing.height or (others.height and not ctx.t["nuggets"].height):

@@ -7,7 +7,9 @@ author).  AUC, F1, F0.5u, Brier and ``overall`` are added at scope ``all``;
 c@1 (and the outcome counts) come from the question-level path shared with
 the other non-response kinds, which gives the same number (tested against the
 official evaluators).  The edition (``edition``, default 2023, the newest
-evaluator's rules) decides which measures enter ``overall``.
+evaluator's rules) decides which measures enter ``overall``; ``pan_evaluator``
+(default: the edition's) which F0.5u rule applies (``published``: the
+evaluator before its 2021-05-28 fix, as PAN 2020's table; ``current``).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ def pan_scores(ctx: Context, out: Collector) -> None:
     values, truth = pan_frames.frames_from_tables(ctx.t["responses"], ctx.t["options"])
     if not truth.height:
         return
-    long = pan_frames.score_runs(values, truth, ctx.opts["edition"])
+    edition, evaluator = ctx.opts["edition"], ctx.opts["pan_evaluator"]
+    long = pan_frames.score_runs(values, truth, edition, evaluator)
     # runs with no answer at all (run_names) score as all-0.5 runs
     missing = sorted(set(ctx.runs) - set(long["run"].to_list()))
     if missing:
         filler = pl.DataFrame({"run": missing, "qid": [truth["qid"][0]] * len(missing),
                                "value": [pan.NON_ANSWER] * len(missing)})
-        extra = pan_frames.score_runs(filler, truth, ctx.opts["edition"])
+        extra = pan_frames.score_runs(filler, truth, edition, evaluator)
         long = pl.concat([long, extra])
     wide = (long.filter(pl.col("measure") != "c_at_1")
             .pivot(on="measure", index="run", values="value", sort_columns=False))

@@ -44,7 +44,7 @@ def type_scores(ctx: Context, qf: pl.DataFrame | None, lf: pl.DataFrame | None,
             run_level = run_level.with_columns(pl.lit(None, pl.Float64).alias(name))
     weights = dict(series.TYPE_WEIGHTS)
     for comp in ctx.opts["skip"]:
-        weights[comp] = 0.0
+        weights["other" if comp == "definition" else comp] = 0.0
     total = sum(weights.values())
     weights = {k: v / total for k, v in weights.items()} if total > 0 else weights
     out.add(series.type_score(run_level, weights).select(*KEYS, "type_score"), "all", "all")

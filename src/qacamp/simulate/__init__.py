@@ -51,6 +51,37 @@ def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
     return func(out, seed=seed, opts=opts, quiet=quiet)
 
 
+#: kinds that can simulate for a campaign's own questions, and the file each reads
+REAL_QUESTION_KINDS = {"trec-series": "a TREC series XML", "qa4mre": "a QA4MRE gold standard"}
+#: size options that make sense with real questions (the file fixes the rest)
+REAL_OPTIONS = {"runs"}
+
+
+def simulate_for_questions(kind: str, out: str | Path, questions_file: str | Path,
+                           seed: int | None = None, quiet: bool = False,
+                           **options: Any) -> dict[str, int]:
+    """Simulated runs and judgments for the real questions of ``questions_file``
+    (see :data:`REAL_QUESTION_KINDS`); ``options`` may set ``runs``."""
+    from ..errors import UsageError
+
+    if kind not in REAL_QUESTION_KINDS:
+        raise UsageError(f"simulate {kind}: --questions-from works for "
+                         + " and ".join(f"{k} ({v})" for k, v in REAL_QUESTION_KINDS.items()))
+    bad = sorted(set(options) - REAL_OPTIONS)
+    if bad:
+        raise UsageError(f"simulate {kind} --questions-from: the file fixes the campaign's "
+                         f"size; drop {', '.join('--' + b.replace('_', '-') for b in bad)}")
+    func, opts_cls = KINDS[kind]
+    opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
+    kw = {} if seed is None else {"seed": seed}
+    if kind == "qa4mre":
+        return qa4mre.simulate_for_gold(out, questions_file, opts=opts, quiet=quiet, **kw)
+    from ..readers.trec_questions import read_series_xml
+
+    return trec_series.simulate(out, opts=opts, quiet=quiet,
+                                questions=read_series_xml(questions_file), **kw)
+
+
 def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
     """Write every demo campaign under ``out`` (layout in ``README.md`` there)."""
     out = Path(out)
@@ -118,4 +149,5 @@ def demo_readme(seed: int, counts: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["KINDS", "DEMO", "DEMO_SEED", "simulate", "demo"]
+__all__ = ["KINDS", "DEMO", "DEMO_SEED", "REAL_QUESTION_KINDS", "simulate", "demo",
+           "simulate_for_questions"]

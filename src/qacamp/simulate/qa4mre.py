@@ -110,6 +110,43 @@ def gold(seed: int, opts: Qa4mreOptions) -> tuple[Gold, str]:
     return gd, "".join(parts)
 
 
+def behaviour(g: np.random.Generator) -> tuple[float, float, float]:
+    """A run's habits, drawn from its generator: its bias towards "None of the
+    above" when wrong, the share of questions it leaves unanswered, and the
+    probability that an abstention carries a candidate answer."""
+    nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
+    share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
+    u = g.random()
+    p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+    return nca_bias, share, p_cand
+
+
+def run_xml(run_id: str, items: list[tuple[str, str, str, bool, str | None]]) -> str:
+    """A QA4MRE run file: ``items`` are (t_id, r_id, q_id, unanswered, a_id or
+    None) in gold order; an unanswered question with an ``a_id`` carries it as
+    its candidate answer."""
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', f'<output run_id="{run_id}">\n']
+    prev: tuple[str | None, str | None] = (None, None)
+    for t, rt, q, unanswered, a in items:
+        if (t, rt) != prev:
+            if prev[1] is not None:
+                parts.append("\n</reading-test>\n")
+            if t != prev[0]:
+                if prev[0] is not None:
+                    parts.append("</topic>\n")
+                parts.append(f'<topic t_id="{t}">\n')
+            parts.append(f'<reading-test r_id="{rt}">\n')
+            prev = (t, rt)
+        if not unanswered:
+            parts.append(f'<question q_id="{q}" answered="YES"><answer a_id="{a}"/></question>')
+        elif a is not None:
+            parts.append(f'<question q_id="{q}" answered="NO"><answer a_id="{a}"/></question>')
+        else:
+            parts.append(f'<question q_id="{q}" answered="NO"/>')
+    parts.append("\n</reading-test>\n</topic>\n</output>\n")
+    return "".join(parts)
+
+
 def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = None,
              params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
     """Write the campaign to ``out``; return counts."""
@@ -134,10 +171,7 @@ def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = Non
         g = rng(seed, KIND, "run", r)
         z = evidence(seed, KIND, runs, r, difficulty, params)
         conf = confidence(g, z, float(runs.noise[r]))
-        nca_bias = g.uniform(0.6, 0.9) if g.random() < 0.2 else 0.25
-        share = 0.0 if g.random() < 0.4 else g.uniform(0.02, 0.4)
-        u = g.random()
-        p_cand = 0.0 if u < 0.3 else 1.0 if u < 0.6 else g.uniform(0.2, 0.8)
+        nca_bias, share, p_cand = behaviour(g)
         # a wrong choice: NCA with nca_bias when NCA is wrong, else one of the other wrong ones
         others = (gd.correct[:, None] + np.arange(1, 4)[None, :] - 1) % 4 + 1  # 3 non-gold of 1-4
         pick = others[np.arange(n), g.integers(0, 3, n)]
@@ -146,33 +180,91 @@ def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = Non
         chosen = np.where(z > 0, gd.correct, wrong)
         unanswered = lowest_share(conf, share)
         with_cand = g.random(n) < p_cand
-        parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', f'<output run_id="{names[r]}">\n']
-        prev = (0, 0)
-        for i in range(n):
-            t, rt = int(gd.topic[i]), int(gd.test[i])
-            if (t, rt) != prev:
-                if prev[1]:
-                    parts.append("\n</reading-test>\n")
-                if t != prev[0]:
-                    if prev[0]:
-                        parts.append("</topic>\n")
-                    parts.append(f'<topic t_id="{t}">\n')
-                parts.append(f'<reading-test r_id="{rt}">\n')
-                prev = (t, rt)
-            if not unanswered[i]:
-                parts.append(f'<question q_id="{gd.q_id[i]}" answered="YES">'
-                             f'<answer a_id="{chosen[i]}"/></question>')
-            elif with_cand[i]:
-                parts.append(f'<question q_id="{gd.q_id[i]}" answered="NO">'
-                             f'<answer a_id="{chosen[i]}"/></question>')
-            else:
-                parts.append(f'<question q_id="{gd.q_id[i]}" answered="NO"/>')
-        parts.append("\n</reading-test>\n</topic>\n</output>\n")
+        items = [(str(gd.topic[i]), str(gd.test[i]), str(gd.q_id[i]), bool(unanswered[i]),
+                  str(chosen[i]) if not unanswered[i] or with_cand[i] else None)
+                 for i in range(n)]
         path = out / "runs" / f"{names[r]}.xml"
-        write_text("".join(parts), path)
+        write_text(run_xml(names[r], items), path)
         written.add(path)
         prog.update(r + 1)
     clear_stale(out / "runs", written, ("*.xml",))
     return {"topics": opts.topics, "tests": opts.topics * opts.tests, "questions": n,
             "main": int((gd.q_id <= opts.main).sum()), "nca": int((gd.correct == 5).sum()),
             "runs": n_runs}
+
+
+def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
+                      opts: Qa4mreOptions | None = None, params: ModelParams | None = None,
+                      quiet: bool = False) -> dict[str, int]:
+    """Simulated runs for a campaign's own QA4MRE gold standard: ``OUT/runs/<run>.xml``
+    over exactly the gold's topics, reading tests, questions and answer ids
+    (read by :func:`qacamp.readers.qa4mre.read_gold`, so a gold the reader refuses
+    is refused here, naming the file and the element).  The gold itself is not
+    rewritten: the campaign's config names the organizer's own file.
+
+    The model is the synthetic campaign's (difficulty = reading-test effect +
+    question effect; a run picks the gold option when its evidence is positive,
+    otherwise a wrong option, "None of the above" with the run's bias where the
+    gold has one; it abstains on its least confident questions, with or
+    without a candidate).  Questions without a gold answer (a test set) get a
+    random "gold" for the simulation only."""
+    from ..readers.qa4mre import read_gold
+
+    opts = opts or Qa4mreOptions()
+    params = params or ModelParams(ability_mean=0.0, ability_sd=0.8, difficulty_sd=1.0)
+    n_runs = check_positive("runs", opts.runs)
+    out = Path(out)
+    questions, options = read_gold(gold_path, opts.main)
+    qids = questions["qid"].to_list()
+    tests = questions["test"].to_list()
+    by_q: dict[str, list[tuple[str, bool, bool]]] = {}
+    for qid, opt, correct, noa in options.select("qid", "option", "correct", "is_noa").iter_rows():
+        by_q.setdefault(qid, []).append((str(opt), bool(correct), bool(noa)))
+    g0 = rng(seed, KIND, "real-gold")
+    gold_idx, nca_idx = [], []
+    for qid in qids:
+        opts_q = by_q.get(qid, [])
+        right = [i for i, (_, c, _) in enumerate(opts_q) if c]
+        gold_idx.append(right[0] if right else int(g0.integers(len(opts_q))))
+        noa = [i for i, (_, _, x) in enumerate(opts_q) if x]
+        nca_idx.append(noa[0] if noa else None)
+    n = len(qids)
+    test_ids = list(dict.fromkeys(tests))
+    test_index = np.array([test_ids.index(t) for t in tests])
+    difficulty = draw_difficulty(seed, KIND, n, params) + rng(seed, KIND, "test-effect").normal(
+        0.0, opts.test_sd, len(test_ids))[test_index]
+    runs = draw_runs(seed, KIND, n_runs, params)
+    names = run_names(seed, KIND, runs, lambda team, i: f"{team}{i + 1:02d}enen")
+    where = [(str(q).split(".")[0], str(t).split(".", 1)[1], str(q).rsplit(".", 1)[1])
+             for q, t in zip(qids, tests, strict=True)]
+    written: set[Path] = set()
+    prog = progress(f"simulate {KIND} for {Path(gold_path).name}", n_runs, quiet)
+    for r in range(n_runs):
+        g = rng(seed, KIND, "real-run", r)
+        z = evidence(seed, KIND, runs, r, difficulty, params)
+        conf = confidence(g, z, float(runs.noise[r]))
+        nca_bias, share, p_cand = behaviour(g)
+        unanswered = lowest_share(conf, share)
+        items = []
+        for i, qid in enumerate(qids):
+            opts_q = by_q.get(qid, [])
+            if z[i] > 0 or len(opts_q) < 2:
+                pick = gold_idx[i]
+            else:
+                wrong = [k for k in range(len(opts_q)) if k != gold_idx[i]]
+                nca = nca_idx[i]
+                if nca is not None and nca in wrong and g.random() < nca_bias:
+                    pick = nca
+                else:
+                    others = [k for k in wrong if k != nca] or wrong
+                    pick = others[int(g.integers(len(others)))]
+            cand = not unanswered[i] or g.random() < p_cand
+            items.append((*where[i], bool(unanswered[i]), opts_q[pick][0] if cand and opts_q
+                          else None))
+        path = out / "runs" / f"{names[r]}.xml"
+        write_text(run_xml(names[r], items), path)
+        written.add(path)
+        prog.update(r + 1)
+    clear_stale(out / "runs", written, ("*.xml",))
+    return {"topics": questions["topic"].n_unique(), "tests": len(test_ids), "questions": n,
+            "nca": sum(x is not None for x in nca_idx), "runs": n_runs}

@@ -35,7 +35,7 @@ no answer key and no judged responses, so the scorer drops and reports them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -145,6 +145,20 @@ def layout(seed: int, opts: SeriesOptions) -> Layout:
     return out
 
 
+def layout_from_questions(questions: pl.DataFrame) -> Layout:
+    """The layout of a campaign's own series XML (read by
+    :func:`qacamp.readers.trec_questions.read_series_xml`): its question ids,
+    types, series and texts in file order; targets are named by series id."""
+    q = questions.sort("position") if "position" in questions.columns else questions
+    series_ids = list(dict.fromkeys(str(x) for x in q["series"].to_list()))
+    index = {sid: i for i, sid in enumerate(series_ids)}
+    return Layout([str(x) for x in q["qid"].to_list()],
+                  [str(x).upper() for x in q["qtype"].to_list()],
+                  [index[str(x)] for x in q["series"].to_list()],
+                  [str(x or "") for x in q["text"].to_list()],
+                  [f"series {sid}" for sid in series_ids])
+
+
 def series_xml(lay: Layout, year: int) -> str:
     parts = [DTD, f'<trecqa year="{year}" task="main">\n']
     for s, target in enumerate(lay.targets):
@@ -159,14 +173,23 @@ def series_xml(lay: Layout, year: int) -> str:
 
 
 def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = None,
-             params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
-    """Write the campaign to ``out``; return counts."""
+             params: ModelParams | None = None, quiet: bool = False,
+             questions: pl.DataFrame | None = None) -> dict[str, int]:
+    """Write the campaign to ``out``; return counts.  With ``questions`` (a
+    campaign's own series XML read by the reader), the runs, judgments,
+    nuggets and list key are simulated for exactly those questions, every
+    one of them judged, and ``questions.xml`` is not written (the config
+    names the organizer's own file)."""
     opts = opts or SeriesOptions()
     params = params or ModelParams()
-    check_positive("series", opts.series)
     n_runs = check_positive("runs", opts.runs)
     out = Path(out)
-    lay = layout(seed, opts)
+    if questions is None:
+        check_positive("series", opts.series)
+        lay = layout(seed, opts)
+    else:
+        lay = layout_from_questions(questions)
+        opts = replace(opts, series=len(lay.targets), unjudged_series=0)
     qtype = np.array(lay.qtype)
     qids = np.array(lay.qid, dtype=object)
     ser = np.array(lay.series)
@@ -176,12 +199,13 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
     unjudged_series = min(opts.unjudged_series, opts.series) - 1
     g = rng(seed, KIND, "keys")
     lq_j = lq
-    if len(lq) > 1:
+    if len(lq) > 1 and questions is None:
         cands = lq[ser[lq] != unjudged_series]
         drop = int(cands[int(g.integers(len(cands)))])
         lq_j = lq[lq != drop]
     oq_j = oq[ser[oq] != unjudged_series] if len(oq) > 1 else oq
-    write_text(series_xml(lay, opts.year), out / "questions.xml", encoding="latin-1")
+    if questions is None:
+        write_text(series_xml(lay, opts.year), out / "questions.xml", encoding="latin-1")
 
     # list keys: 3 + negative binomial instances; a pool of wrong strings
     key_size = 3 + g.negative_binomial(2, 0.25, len(lq_j))
@@ -292,4 +316,5 @@ def _write(lines: list[str], path: Path) -> Path:
     return path
 
 
-__all__ = ["SeriesOptions", "simulate", "layout", "series_xml", "N_DOCS"]
+__all__ = ["SeriesOptions", "simulate", "layout", "layout_from_questions", "series_xml",
+           "N_DOCS"]

@@ -87,9 +87,12 @@ def top_runs_figure(runs: pl.DataFrame, judgment_set: str, measure: str = "serie
 def reading_tests_figure(runs: pl.DataFrame, judgment_set: str,
                          test_topics: Mapping[str, str] | None = None,
                          measure: str = "c_at_1", what: str = "runs.parquet",
-                         pass_mark: float = 0.5):
-    """c@1 per reading test (left, grouped and coloured by topic) and per topic
-    (right) across the participants' runs, with the pass mark."""
+                         pass_mark: float = 0.5,
+                         topic_names: Mapping[str, str] | None = None):
+    """c@1 per reading test (left, grouped and coloured by topic; tests in
+    natural order, 3.9 before 3.10) and per topic (right) across the
+    participants' runs, with the pass mark; topics carry the gold's names."""
+    names = dict(topic_names or {})
     tests = _scope_scores(runs, judgment_set, "test", measure, what)
     topics = runs.filter((pl.col("judgment_set") == judgment_set) & (pl.col("scope") == "topic")
                          & (pl.col("measure") == measure)
@@ -112,7 +115,8 @@ def reading_tests_figure(runs: pl.DataFrame, judgment_set: str,
         ax1.axhline(pass_mark, color=LEVEL_COLOR, ls=":", lw=1, label=f"pass mark ({pass_mark})")
         for topic in topic_ids:
             if topic:
-                ax1.plot([], [], "s", color=cmap[topic], alpha=0.6, label=f"topic {topic}")
+                name = f"topic {topic}" + (f": {names[topic]}" if topic in names else "")
+                ax1.plot([], [], "s", color=cmap[topic], alpha=0.6, label=name)
         fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center",
                    ncols=min(6, len(topic_ids) + 1), fontsize=7)
         ax1.set_xlabel("Reading test")
@@ -129,7 +133,8 @@ def reading_tests_figure(runs: pl.DataFrame, judgment_set: str,
             for patch, t in zip(bp2["boxes"], tids, strict=True):
                 patch.set_facecolor(cmap.get(t, "#cccccc"))
                 patch.set_alpha(0.6)
-            ax2.set_xticks(range(1, len(tids) + 1), tids, rotation=90)
+            ax2.set_xticks(range(1, len(tids) + 1), [names.get(t, t) for t in tids],
+                           rotation=90)
         ax2.axhline(pass_mark, color=LEVEL_COLOR, ls=":", lw=1)
         ax2.set_ylim(-0.02, 1.02)
         ax2.set_xlabel("Topic")

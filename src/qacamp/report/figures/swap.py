@@ -1,5 +1,13 @@
 """The swap method's error-rate curves (Voorhees 2003 Figure 2; Voorhees 2005
-Figure 4).
+Figure 4), and in the observed mode the reading of the c@1 paper's Table 2.
+
+In the observed mode (the required difference read from the swap rates at
+one subset size ``c``, no extrapolation) the figure is the error rate against
+the score difference at that ``c``: one point per difference bin (swaps /
+comparisons at ``c``), the error-level line, and the deciding bin (the first
+bin at or under the level, whose lower edge is the required difference)
+marked.  It is :func:`observed_swap_figure`; :func:`swap_curves_figure`
+draws it whenever the summary's mode is ``observed``.
 
 One colour per difference bin: the observed error rates (points), the fitted
 curve (solid over the observed sizes, dashed where extrapolated to the full
@@ -79,9 +87,18 @@ def swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None,
 
 def swap_title(measure: str, full_size: int, level: float, unit: str,
                required_difference: float | None, row: dict) -> str:
+    """The figure's title: the measure, and what is read from the curves; below
+    the weak-evidence threshold of runs, that no required difference is
+    estimated (the page's sentence says the same)."""
+    from ..conclusions import too_few_runs
+
     units = plural(unit)
     title = f"Swap method, {label(measure)}: error rate by score difference d"
-    if required_difference is not None and not math.isnan(required_difference):
+    if row and too_few_runs(row):
+        n = row.get("n_runs")
+        title += (f"\ntoo few runs{f' ({n})' if n is not None else ''} to estimate a "
+                  "required difference")
+    elif required_difference is not None and not math.isnan(required_difference):
         where = (f"observed at c = {row['observed_at']} {units}" if row.get("mode") == "observed"
                  else f"extrapolated to {full_size} {units}")
         title += (f"\nd \u2265 {required_difference:.2f} needed for \u2264 {level:.0%} error "
@@ -103,11 +120,16 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     footnote from :func:`swap_footnote`."""
     from ...reliability.curves import model_error
 
+    if _summary_row(summary).get("mode") == "observed":
+        return observed_swap_figure(counts, fits, measure, level, unit, summary)
     fits = fits.sort("bin")
     bins = list(bins) if bins is not None else bins_shown(fits, summary)
     obs = counts.filter(pl.col("comparisons") > 0).with_columns(
         (pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+    from ..conclusions import too_few_runs
+
     row = _summary_row(summary)
+    too_few = bool(row) and too_few_runs(row)
     units = plural(unit)
     with style():
         fig, ax = new_figure(8.6, 4.6)
@@ -118,7 +140,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
             hi = fit["hi"][0] if fit.height else None
             name = bin_label(lo, hi)
             if b == row.get("required_bin"):
-                name += " (decides)"
+                # below the weak-evidence threshold of runs nothing is decided
+                name += " (first under the level)" if too_few else " (decides)"
             pts = obs.filter(pl.col("bin") == b).sort("size")
             ax.plot(pts["size"].to_numpy(), pts["error_rate"].to_numpy(), "o", ms=3,
                     color=color, alpha=0.6)
@@ -158,9 +181,96 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                      else f"bins from {first['lo'][0]:.2f} shown")
         fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True,
                    title=f"Score difference d\n({shown})", title_fontsize=8)
-        footnote(fig, swap_footnote(fits, summary), width=150)
+        # weak-evidence warnings are said once, in the page's sentence and the
+        # swap summary's notes; the title carries the one that voids the reading
+        footnote(fig, swap_footnote(fits, summary, warning=False), width=150)
     return fig
 
 
-__all__ = ["swap_curves_figure", "swap_footnote", "swap_title", "bins_shown", "bin_label",
-           "DEFAULT_BINS"]
+def observed_points(counts: pl.DataFrame, fits: pl.DataFrame, size: int) -> pl.DataFrame:
+    """The observed swap rate of every bin with comparisons at subset size
+    ``size``: ``bin, lo, hi, swaps, comparisons, error_rate`` (bin edges from
+    the fits; bins in order)."""
+    edges = fits.select("bin", "lo", "hi") if {"lo", "hi"} <= set(fits.columns) else None
+    at = (counts.filter((pl.col("size") == size) & (pl.col("comparisons") > 0))
+          .group_by("bin").agg(pl.col("swaps").sum(), pl.col("comparisons").sum()))
+    if edges is not None:
+        at = at.join(edges, on="bin", how="left")
+    else:
+        at = at.with_columns((pl.col("bin") * 0.01).alias("lo"), pl.lit(None, pl.Float64)
+                             .alias("hi"))
+    return (at.with_columns((pl.col("swaps") / pl.col("comparisons")).alias("error_rate"))
+            .select("bin", "lo", "hi", "swaps", "comparisons", "error_rate").sort("bin"))
+
+
+def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
+                         level: float = 0.05, unit: str = "question",
+                         summary: pl.DataFrame | None = None):
+    """The observed mode's reading (the c@1 paper's Table 2): the swap error rate
+    of each score-difference bin at the subset size ``c`` of the summary's
+    ``observed_at`` (x: the bin's lower edge; the open last bin ``d >= 0.20``),
+    the ``level`` line, and the deciding bin marked (the summary's
+    ``required_bin``; its lower edge is the required difference)."""
+    from ..conclusions import too_few_runs
+
+    row = _summary_row(summary)
+    too_few = bool(row) and too_few_runs(row)
+    size = int(row.get("observed_at") or counts["size"].max())
+    pts = observed_points(counts, fits, size)
+    units = plural(unit)
+    with style():
+        fig, ax = new_figure(8.6, 4.6)
+        x, y = pts["lo"].to_numpy(), pts["error_rate"].to_numpy()
+        ax.plot(x, y, "-o", color="0.35", ms=4, lw=1, label="swap rate\n(swaps / comparisons)")
+        ax.axhline(level, color=LEVEL_COLOR, lw=1, ls=":", label=f"{level:.0%} error level")
+        req = row.get("required_bin")
+        hit = pts.filter(pl.col("bin") == req) if req is not None else pts.head(0)
+        if hit.height:
+            lo, err = float(hit["lo"][0]), float(hit["error_rate"][0])
+            # below the weak-evidence threshold of runs nothing is decided
+            what = "first under the level" if too_few else "decides"
+            ax.plot([lo], [err], "o", ms=9, mfc="none", mec=LEVEL_COLOR, mew=1.8,
+                    label=f"{bin_label(lo, hit['hi'][0])} ({what})")
+            ax.axvline(lo, color=LEVEL_COLOR, lw=0.8, ls="--")
+            ax.annotate(f"{what}: d \u2265 {lo:.2f} (error {err:.1%})", (lo, err),
+                        xytext=(6, 12), textcoords="offset points", color=LEVEL_COLOR,
+                        fontsize=8)
+        ax.set_xlabel("Score difference d (lower edge of its bin; last bin open)")
+        ax.set_ylabel(f"Error rate at c = {size} {units}")
+        ax.set_xlim(-0.005, max(float(x.max()) if len(x) else 0.2, 0.2) + 0.01)
+        ax.set_ylim(0, None)
+        ax.set_title(f"Swap method, {label(measure)}: error rate by score difference d\n"
+                     f"at c = {size} {units}: " + _observed_headline(row, level, too_few),
+                     fontsize=9.5)
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True)
+        # weak-evidence warnings are said once, in the page's sentence and the
+        # swap summary's notes; the title carries the one that voids the reading
+        footnote(fig, observed_footnote(row, size, units, warning=False), width=150)
+    return fig
+
+
+def _observed_headline(row: dict, level: float, too_few: bool = False) -> str:
+    if too_few:
+        n = row.get("n_runs")
+        return (f"too few runs{f' ({n})' if n is not None else ''} to estimate a required "
+                "difference")
+    req = row.get("required_difference")
+    if req is None or (isinstance(req, float) and math.isnan(req)):
+        return f"no difference bin reaches \u2264 {level:.0%} error"
+    return f"d \u2265 {req:.2f} needed for \u2264 {level:.0%} error"
+
+
+def observed_footnote(row: dict, size: int, units: str, warning: bool = True) -> str:
+    """What the observed-mode figure shows and how it was read."""
+    text = (f"Points: the swap rate of each score-difference bin (the last one open) over "
+            f"the comparisons at c = {size} {units}, as the c@1 paper's Table 2 reads them; "
+            "bins without comparisons are left out.  Mode observed: the "
+            "required difference is the lower edge of the first bin at or under the error "
+            "level (no extrapolation, no fitted curve).")
+    if warning and row.get("warning"):
+        text += f" Weak evidence: {row['warning']}."
+    return text
+
+
+__all__ = ["swap_curves_figure", "observed_swap_figure", "observed_points", "observed_footnote",
+           "swap_footnote", "swap_title", "bins_shown", "bin_label", "DEFAULT_BINS"]

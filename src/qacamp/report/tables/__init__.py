@@ -4,7 +4,10 @@
 - :mod:`.runs`: run tables per campaign kind, c@1 vs accuracy, per-unit
   breakdowns, the editions overview;
 - :mod:`.reliability`: swap summary, Kendall tau, assessor agreement,
-  equivalence groups, bootstrap, distributions.
+  bootstrap, distributions;
+- :mod:`.significance`: the significance tests, the letters of runs that
+  cannot be told apart (and their columns in the run table), the agreement of
+  the analyses.
 
 :mod:`qacamp.report.formats` turns a table into LaTeX, Markdown, CSV and HTML
 text; :mod:`qacamp.report.build` decides which tables a campaign has.
@@ -23,6 +26,8 @@ from .base import (
     choose_judgment_set,
     measure_header,
     questions_per_run,
+    score_decimals,
+    score_format,
     wide_scores,
 )
 from .reliability import (
@@ -31,7 +36,6 @@ from .reliability import (
     bootstrap_table,
     comparison_of,
     distributions_table,
-    equivalence_table,
     generic_table,
     kendall_table,
     ranking_text,
@@ -49,11 +53,19 @@ from .runs import (
     series_run_table,
     trec_factoid_run_table,
 )
+from .significance import (
+    add_letters,
+    agreement_of_analyses_table,
+    letters_table,
+    significance_table,
+)
 
 __all__ = ["ALIASES", "BLOCK_BASELINES", "BLOCK_RUNS", "FORMATS", "Column", "Table", "cap",
            "choose_judgment_set", "measure_header", "questions_per_run", "wide_scores",
+           "score_decimals", "score_format",
            "agreement_counts", "agreement_table", "bootstrap_table", "comparison_of",
-           "distributions_table", "equivalence_table", "generic_table", "kendall_table",
+           "distributions_table", "generic_table", "kendall_table",
            "ranking_text", "swap_summary_table", "PAN_TABLE_MEASURES", "breakdown_table",
+           "add_letters", "agreement_of_analyses_table", "letters_table", "significance_table",
            "c_at_1_table", "editions_table", "generic_run_table", "nonresponse_run_table",
            "pan_run_table", "run_table", "series_run_table", "trec_factoid_run_table"]

@@ -172,8 +172,28 @@ def cap(text: str) -> str:
 
 
 def measure_header(name: str) -> str:
-    """A column header for a measure: its registry label, capitalised."""
-    return cap(label(name))
+    """A column header for a measure: its registry label, capitalised; a name
+    the registry does not know (a score matrix's ``measure: ap``) exactly as the
+    organizer wrote it (``ap``, never "Ap")."""
+    from ...measures import REGISTRY
+
+    return cap(label(name)) if name in REGISTRY else str(name)
+
+
+#: Decimals of the scores on a campaign's page and in its tables: two for the
+#: CLEF kinds scored with c@1 (as the c@1 paper's and QA4MRE overviews' tables
+#: print c@1, accuracy and UF), three otherwise (TREC's CWS, series scores;
+#: PAN's measures).  One number of decimals per measure across a page.
+SCORE_DECIMALS = {"qa4mre": 2, "clef-qa": 2}
+
+
+def score_decimals(kind: str | None) -> int:
+    return SCORE_DECIMALS.get(kind or "", 3)
+
+
+def score_format(kind: str | None) -> str:
+    """The column format (:data:`FORMATS`) of a campaign's scores."""
+    return f"f{score_decimals(kind)}"
 
 
 def cast_counts(df: pl.DataFrame, cols: Iterable[str]) -> pl.DataFrame:
@@ -193,4 +213,4 @@ def questions_per_run(units: pl.DataFrame, judgment_set: str, measure: str = "ac
 __all__ = ["Column", "Table", "FORMATS", "ALIASES", "BLOCK_RUNS", "BLOCK_BASELINES", "pick",
            "require_columns", "judgment_sets", "choose_judgment_set", "wide_scores",
            "block_expr", "require_measures", "sort_runs", "cap", "measure_header",
-           "cast_counts", "questions_per_run"]
+           "cast_counts", "questions_per_run", "score_decimals", "score_format", "SCORE_DECIMALS"]

@@ -1,6 +1,6 @@
 """Reliability tables: the swap method's summary (Penas & Rodrigo 2011 Table
 2), Kendall tau between rankings (Voorhees 2003 Table 3; Voorhees 2005),
-assessor disagreement (Voorhees 2003 Table 2), equivalence groups, the
+assessor disagreement (Voorhees 2003 Table 2), the
 paired bootstrap's discriminative power (Sakai 2006) and the per-type
 distributions (Voorhees 2005).  Frames in, :class:`~.base.Table` out.
 """
@@ -37,8 +37,14 @@ def _fit_method(rows: list[dict]) -> str:
     return "; ".join(f"{describe_model(m)}, on subset sizes >= {k}" for m, k in seen)
 
 
+#: how the swap summary's weak-evidence notes start (the page says each warning
+#: once, next to the measure's sentence, and leaves these notes out)
+WEAK_NOTE_PREFIX = "Weak evidence ("
+
+
 def swap_summary_table(summaries: Sequence[pl.DataFrame],
-                       what: str = "swap_<measure>_summary.parquet") -> Table:
+                       what: str = "swap_<measure>_summary.parquet",
+                       score_fmt: str = "f3") -> Table:
     """Penas & Rodrigo 2011 Table 2 per measure: (i) absolute difference
     required at the error level (the LOWER edge of the first difference bin
     whose error rate is at most the level); (ii) highest full-collection run
@@ -51,7 +57,10 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
     comparisons at that size (as the paper).  Also the subset size at which
     the level is reached (extrapolate mode) and the pairs or comparisons (iv)
     is a share of.  Weak-evidence warnings become notes.  Rows in the order
-    given."""
+    given.  (i) is a bin edge, printed with two decimals like the sentences
+    ("at least 0.05"); (ii) with ``score_fmt``, the campaign's score format.
+    (iii) is empty where (ii) is not positive (a utility whose best run is
+    negative: a share of it means nothing)."""
     frames = []
     for df in summaries:
         require_columns(df, SUMMARY_COLUMNS, what)
@@ -82,8 +91,8 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
     if len(modes) > 1:
         cols.append(Column("mode", "Mode", "text"))
     cols += [Column("level_pct", "Error level %", "pct1"), Column("size", size_header, "int"),
-             Column("required_difference", "(i) Abs. difference", "f3"),
-             Column("highest_score", "(ii) Highest score", "f3"),
+             Column("required_difference", "(i) Abs. difference", "f2"),
+             Column("highest_score", "(ii) Highest score", score_fmt),
              Column("relative_difference_pct", "(iii) Rel. difference %", "pct1"),
              Column("sensitivity_pct", "(iv) Sensitivity %", "pct1"),
              Column("n_comparisons", count_header, "int")]
@@ -107,15 +116,19 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
                      "no fitted curve, as in the paper; (iv) is the share of the experiment's "
                      "comparisons at c (run pairs x trials) whose difference reaches (i).")
     notes = ["A dash in (i): the error level is not reached."]
-    notes += [f"Weak evidence ({label(r['measure'])}): {r['warning']}." for r in rows
+    notes += [f"{WEAK_NOTE_PREFIX}{label(r['measure'])}): {r['warning']}." for r in rows
               if r["warning"]]
     return Table("swap_summary", " ".join(parts), out, tuple(cols), notes=tuple(notes))
 
 
 def _variant_text(variant: str) -> str:
-    return {"tau_a": "tau_a: the minimum number of adjacent swaps between the two rankings, "
-                     "normalised to [-1, 1] (Voorhees 2003), ties broken by run name",
-            "tau_b": "tau_b: ties not broken"}.get(variant, variant)
+    return {"tau_a": "tau_a: (concordant - discordant pairs) / pairs, a pair tied in either "
+                     "ranking counting 0 (the adjacent-swap distance of Voorhees 2003, averaged "
+                     "over random orders of the tied runs; independent of run names)",
+            "tau_b": "tau_b: tied pairs left out of the denominator, as scipy (identical "
+                     "rankings correlate 1; independent of run names)",
+            "tau_a_by_name": "tau_a_by_name: the adjacent-swap distance (Voorhees 2003) with "
+                             "tied runs ordered by run name"}.get(variant, variant)
 
 
 #: What a pair of rankings ``measure@set`` compares, and the source that
@@ -265,55 +278,10 @@ def agreement_table(agreement: pl.DataFrame, what: str = "agreement.parquet") ->
                  "W wrong, U unsupported, X inexact; Voorhees 2003, Table 2).", df, cols)
 
 
-def equivalence_table(frames: Mapping[str, pl.DataFrame],
-                      what: str = "equivalence_<measure>.parquet") -> Table:
-    """Runs whose score differences are below the required difference,
-    grouped (:func:`qacamp.reliability.equivalence_groups`: run, score, group,
-    and ``required_difference`` when the frame has it); ``frames`` maps a
-    measure name to its frame (a ``measure`` column, if any, wins).  One row
-    per measure and group with its runs (a wrapping column in LaTeX) and score
-    range; the caption gives each measure's required difference."""
-    rows, required = [], {}
-    for name, df in frames.items():
-        m = pick(df, "measure", what, required=False)
-        if "required_difference" in df.columns and df.height:
-            key = str(df[m][0]) if m else name
-            required[key] = df["required_difference"][0]
-        g, r = pick(df, "group", what), pick(df, "run", what)
-        s = pick(df, "score", what, required=False)
-        sel = [(pl.col(m).cast(pl.String) if m else pl.lit(name)).alias("measure"),
-               pl.col(g).alias("group"), pl.col(r).cast(pl.String).alias("run"),
-               (pl.col(s) if s else pl.lit(None)).cast(pl.Float64).alias("score")]
-        rows.append(df.select(sel))
-    if not rows:
-        raise InputError(what, None, "no equivalence groups", "run `qacamp reliability`")
-    df = pl.concat(rows)
-    measures = df["measure"].unique(maintain_order=True).to_list()
-    out = (df.sort(["measure", "group", "score", "run"], descending=[False, False, True, False],
-                   nulls_last=True)
-           .group_by("measure", "group", maintain_order=True)
-           .agg(pl.len().cast(pl.Int64).alias("n_runs"), pl.col("score").max().alias("best"),
-                pl.col("score").min().alias("worst"), pl.col("run").str.join(", ").alias("runs")))
-    out = (out.with_columns(pl.col("measure").replace_strict(
-        {m: i for i, m in enumerate(measures)}, return_dtype=pl.Int64).alias("_o"))
-        .sort("_o", "group").drop("_o").with_columns(pl.col("group").cast(pl.String)))
-    cols = (Column("measure", "Measure", "measure"), Column("group", "Group", "text"),
-            Column("n_runs", "Runs", "int"), Column("best", "Best", "f3"),
-            Column("worst", "Worst", "f3"),
-            Column("runs", "Members", "text", width="0.55\\linewidth"))
-    req = "; ".join(f"{label(m)}: {'not reached (one group)' if v is None else f'{v:.2f}'}"
-                    for m, v in required.items())
-    return Table("equivalence", "Groups of runs whose score differences are smaller than "
-                 "the difference required by the swap method (the lower edge of the first "
-                 "difference bin whose error rate is at most the level, read as the "
-                 "swap summary table says; a difference of at least it is reliable); runs in "
-                 "a group should be reported as equally effective"
-                 + (f" (required difference {req})." if req else "."), out, cols)
-
-
 def bootstrap_table(frames: Mapping[str, pl.DataFrame],
                     what: str = "bootstrap_<measure>.parquet",
-                    summaries: Mapping[str, pl.DataFrame] | None = None) -> Table:
+                    summaries: Mapping[str, pl.DataFrame] | None = None,
+                    score_fmt: str = "f3") -> Table:
     """Discriminative power per measure (Sakai 2006): run pairs tested, pairs
     significant, their share (from the per-pair ``significant`` flags, or the
     file's ``discriminative_power`` when there is no flag); with ``summaries``
@@ -346,7 +314,7 @@ def bootstrap_table(frames: Mapping[str, pl.DataFrame],
                "significant (discriminative power).")
     if summaries:
         cols += [Column("alpha", "alpha", "f2"), Column("samples", "Samples", "int"),
-                 Column("estimated_difference", "Est. difference required", "f3")]
+                 Column("estimated_difference", "Est. difference required", score_fmt)]
         caption += (" Estimated difference required: the largest over all pairs of the "
                     "difference just at the significance threshold (Sakai's conservative "
                     "estimate).")
@@ -355,21 +323,38 @@ def bootstrap_table(frames: Mapping[str, pl.DataFrame],
     return Table("bootstrap", caption, out, tuple(cols))
 
 
-def distributions_table(df: pl.DataFrame, what: str = "distributions.parquet") -> Table:
+#: the per-unit score of each question type in the distributions (the measures
+#: of qacamp.reliability.extras.QTYPE_MEASURES, in words)
+_DISTRIBUTION_SCORES = {"LIST": "list F", "OTHER": "Other F"}
+
+
+def distributions_table(df: pl.DataFrame, what: str = "distributions.parquet",
+                        unit: str = "question") -> Table:
     """Per question type, the questions whose median score across the runs is 0
     (Voorhees 2005: "212 of the 230 factoid questions (92.2%) have a zero
-    median")."""
+    median").  The caption names the per-unit score of the types present only
+    (list F and Other F only where there are list and Other questions)."""
+    from ..figures.base import plural
+
     require_columns(df, ("qtype", "n_units", "n_median_zero", "share"), what)
     out = df.select(pl.col("qtype").cast(pl.String), pl.col("n_units").cast(pl.Int64),
                     pl.col("n_median_zero").cast(pl.Int64),
                     (100.0 * pl.col("share").cast(pl.Float64)).alias("pct_median_zero"))
-    cols = (Column("qtype", "Question type", "text"), Column("n_units", "Questions", "int"),
+    units = cap(plural(unit))
+    cols = (Column("qtype", "Question type", "text"), Column("n_units", units, "int"),
             Column("n_median_zero", "Median score 0", "int"),
             Column("pct_median_zero", "% with median 0", "pct1"))
-    return Table("distributions", "Questions whose median score across the participants' "
-                 "runs is 0, per question type (Voorhees 2005): per-question correctness for "
-                 "factoid questions, list F for list questions, Other F for Other questions.",
-                 out, cols)
+    types = [str(t) for t in out["qtype"].to_list()]
+    scores = []
+    plain = [t for t in types if t.upper() not in _DISTRIBUTION_SCORES]
+    if plain:
+        scores.append(f"per-{unit} correctness (1 right, 0 otherwise) for "
+                      + ", ".join(plain) + f" {plural(unit)}")
+    scores += [f"{_DISTRIBUTION_SCORES[t.upper()]} for {t.lower()} {plural(unit)}"
+               for t in types if t.upper() in _DISTRIBUTION_SCORES]
+    return Table("distributions", f"{units} whose median score across the participants' "
+                 f"runs is 0, per question type (as Voorhees 2005 counts them): "
+                 + "; ".join(scores) + ".", out, cols)
 
 
 def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
@@ -384,5 +369,6 @@ def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
 
 
 __all__ = ["swap_summary_table", "kendall_table", "agreement_table", "agreement_counts",
-           "equivalence_table", "bootstrap_table", "distributions_table", "generic_table",
-           "comparison_of", "ranking_text", "split_ranking", "COMPARISONS", "SUMMARY_COLUMNS"]
+           "bootstrap_table", "distributions_table", "generic_table",
+           "comparison_of", "ranking_text", "split_ranking", "COMPARISONS", "SUMMARY_COLUMNS",
+           "WEAK_NOTE_PREFIX"]

@@ -11,6 +11,7 @@ overall).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
@@ -25,6 +26,7 @@ from .base import (
     measure_header,
     questions_per_run,
     require_measures,
+    score_format,
     sort_runs,
     wide_scores,
 )
@@ -34,8 +36,72 @@ from .base import (
 NIL_NOTE = ("NIL precision is 0 by convention for a run that returned no NIL, and NIL "
             "recall for a campaign without NIL questions (docs/semantics.md); a dash: "
             "not scored.")
-DISCARDED_NOTE = ("Correctly discarded: a dash for a run that left no question unanswered "
-                  "(nothing to discard; stored as 0 by convention, docs/semantics.md).")
+DISCARDED_NOTE = ("Correctly discarded: the share of a run's unanswered questions whose "
+                  "candidate answer was wrong or absent, (nUW + nUE) / nU (QA4MRE); a dash for "
+                  "a run that left no question unanswered (nothing to discard; stored as 0 by "
+                  "convention, docs/semantics.md).")
+#: c@1 and accuracy side by side with the counts they come from (the c@1
+#: paper's Table 3, folded into the run table instead of repeating it)
+C_AT_1_NOTE = ("c@1 = (nR + nU nR / n) / n and accuracy = nR / n, with nR right, nU "
+               "unanswered and n = right + wrong + unanswered questions: a run that abstains "
+               "instead of answering wrongly gains c@1 but not accuracy (Penas & Rodrigo "
+               "2011, Table 3).")
+
+
+def set_phrase(judgment_set: str, kind: str | None = None) -> str:
+    """`` (judgment set X)`` for a caption; nothing for a score matrix, whose
+    single "judgment set" is only the name of its one column of scores."""
+    return "" if kind == "score-matrix" else f" (judgment set {judgment_set})"
+
+
+def blocks_phrase(frame: pl.DataFrame) -> str:
+    """What the caption says about baselines: only when the table has some."""
+    has = frame.height and (frame["block"] != BLOCK_RUNS).any()
+    return "; baseline runs in a separate block" if has else ""
+
+
+def discarded_notes(wide: pl.DataFrame, limit: int = 8) -> tuple[str, ...]:
+    """The correctly-discarded note, naming the runs that abstained only
+    without a candidate answer: their 1.00 says nothing about their judgment
+    (every abstention without a candidate counts as correctly discarded)."""
+    if not {"n_unanswered", "n_unanswered_empty"} <= set(wide.columns):
+        return (DISCARDED_NOTE,)
+    blind = wide.filter((pl.col("n_unanswered") > 0)
+                        & (pl.col("n_unanswered_empty") == pl.col("n_unanswered")))
+    if not blind.height:
+        return (DISCARDED_NOTE,)
+    names = sorted(blind["run"].to_list())
+    who = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit
+                                      else "")
+    return (DISCARDED_NOTE, f"Correctly discarded is 1.00 by construction for {who}: "
+            f"{'this run abstained' if len(names) == 1 else 'these runs abstained'} without "
+            "giving a candidate answer, and an abstention without a candidate counts as "
+            "correctly discarded; it does not show that the run judged its answers well.")
+
+
+def topic_header(measure_label: str, topic: str, names: dict[str, str] | None) -> str:
+    """``c@1 topic 1`` or, with the gold's topic name, ``c@1 AIDS``."""
+    name = (names or {}).get(str(topic))
+    return f"{measure_label} {name}" if name else f"{measure_label} topic {topic}"
+
+
+def add_measure_columns(table: Table, runs: pl.DataFrame, judgment_set: str,
+                        measures: Sequence[str] | None, fmt: str = "f3",
+                        what: str = "runs.parquet") -> Table:
+    """Every measure with a reliability analysis in the run table: those of
+    ``measures`` the kind's table does not show yet become columns (after the
+    scores, before the counts), with the table's number format."""
+    have = {c.key for c in table.columns}
+    extra = [m for m in (measures or []) if m not in have]
+    if not extra:
+        return table
+    wide = wide_scores(runs, judgment_set, what=what)
+    require_measures(wide, extra, what)
+    frame = table.frame.join(wide.select("run", *extra), on="run", how="left")
+    cols = list(table.columns)
+    at = next((i for i, c in enumerate(cols) if c.fmt == "int"), len(cols))
+    cols[at:at] = [Column(m, measure_header(m), fmt) for m in extra]
+    return replace(table, frame=frame.select(*table.frame.columns, *extra), columns=tuple(cols))
 
 # --------------------------------------------------------------------------- run tables
 
@@ -63,8 +129,8 @@ def trec_factoid_run_table(runs: pl.DataFrame, judgment_set: str,
             Column("nil_precision", "NIL precision", "f3"),
             Column("nil_recall", "NIL recall", "f3"))
     return Table("runs", f"Evaluation scores of the runs (judgment set {judgment_set}), "
-                 "sorted by confidence-weighted score (Voorhees 2003, Table 1).", out, cols,
-                 block="block", notes=(NIL_NOTE,))
+                 f"sorted by confidence-weighted score{blocks_phrase(out)} (Voorhees 2003, "
+                 "Table 1).", out, cols, block="block", notes=(NIL_NOTE,))
 
 
 def series_run_table(runs: pl.DataFrame, judgment_set: str,
@@ -80,19 +146,26 @@ def series_run_table(runs: pl.DataFrame, judgment_set: str,
                "accuracy": "Factoid accuracy", "list_f": "List F", "other_f": "Other F"}
     cols = (Column("run", "Run", "text"),) + tuple(Column(k, headers[k], "f3") for k in keys)
     return Table("runs", f"Run scores (judgment set {judgment_set}): average per-series "
-                 "score and its components, sorted by per-series score (Voorhees 2005).",
-                 out, cols, block="block")
+                 f"score and its components, sorted by per-series score{blocks_phrase(out)} "
+                 "(Voorhees 2005).", out, cols, block="block")
 
 
 def nonresponse_run_table(runs: pl.DataFrame, judgment_set: str, kind: str,
-                          what: str = "runs.parquet") -> Table:
+                          what: str = "runs.parquet",
+                          topic_names: dict[str, str] | None = None) -> Table:
     """QA4MRE / CLEF QA: run, c@1, accuracy, correctly discarded, right /
-    wrong / unanswered counts; for QA4MRE also reading tests passed and c@1 per
-    topic.  Sorted by c@1, baselines in their own block."""
+    wrong / unanswered counts (the c@1 paper's Table 3 columns, with its
+    formula in a note); for QA4MRE also reading tests passed and c@1 per
+    topic (in natural order, headed by the gold's topic name when it has one).
+    Sorted by c@1, baselines in their own block.  The correctly-discarded note
+    names the runs whose 1.00 comes from abstaining without a candidate."""
+    from .. import natural_key
+
     wide = wide_scores(runs, judgment_set, what=what)
     require_measures(wide, ("c_at_1", "accuracy", "correctly_discarded", "n_right",
                              "n_wrong", "n_unanswered"), what)
     counts = ["n_right", "n_wrong", "n_unanswered"]
+    fmt = score_format(kind)
     extra: list[Column] = []
     if kind == "qa4mre":
         require_measures(wide, ("tests_passed",), what)
@@ -105,23 +178,27 @@ def nonresponse_run_table(runs: pl.DataFrame, judgment_set: str, kind: str,
                                  & (pl.col("scope") == "topic")
                                  & (pl.col("measure") == "c_at_1"))
                      .with_columns(("c_at_1@" + pl.col("unit")).alias("key")))
-        names = sorted(per_topic["key"].unique().to_list())
+        names = sorted(per_topic["key"].unique().to_list(),
+                       key=lambda k: natural_key(k.split("@", 1)[1]))
         if names:
             pivot = per_topic.pivot(on="key", index="run", values="value",
                                     aggregate_function="first")
             wide = wide.join(pivot.select("run", *names), on="run", how="left")
-            extra += [Column(k, f"c@1 topic {k.split('@', 1)[1]}", "f2") for k in names]
+            extra += [Column(k, topic_header("c@1", k.split("@", 1)[1], topic_names), fmt)
+                      for k in names]
+    notes = discarded_notes(cast_counts(wide, [*counts, "n_unanswered_empty"]))
     wide = undefined_discarded(cast_counts(wide, counts))
     keys = ["c_at_1", "accuracy", "correctly_discarded", "n_right", "n_wrong", "n_unanswered"]
     out = sort_runs(wide, "c_at_1").select("block", "run", *keys, *[c.key for c in extra])
-    cols = (Column("run", "Run", "text"), Column("c_at_1", "c@1", "f2"),
-            Column("accuracy", "Accuracy", "f2"),
-            Column("correctly_discarded", "Correctly discarded", "f2"),
+    cols = (Column("run", "Run", "text"), Column("c_at_1", "c@1", fmt),
+            Column("accuracy", "Accuracy", fmt),
+            Column("correctly_discarded", "Correctly discarded", fmt),
             Column("n_right", "Right", "int"), Column("n_wrong", "Wrong", "int"),
             Column("n_unanswered", "Unanswered", "int"), *extra)
-    return Table("runs", f"Run scores (judgment set {judgment_set}), sorted by c@1; "
-                 "baseline runs in a separate block.", out, cols, block="block",
-                 notes=(DISCARDED_NOTE,))
+    return Table("runs", f"Run scores (judgment set {judgment_set}): c@1 and accuracy with "
+                 "the right, wrong and unanswered questions they are computed from (Penas & "
+                 f"Rodrigo 2011, Table 3), sorted by c@1{blocks_phrase(out)}.", out, cols,
+                 block="block", notes=(C_AT_1_NOTE, *notes))
 
 
 def undefined_discarded(wide: pl.DataFrame) -> pl.DataFrame:
@@ -154,7 +231,8 @@ def pan_run_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parqu
             Column("n_right", "Right", "int"), Column("n_wrong", "Wrong", "int"),
             Column("n_unanswered", "Unanswered", "int"))
     return Table("runs", f"Run scores (judgment set {judgment_set}), sorted by the overall "
-                 "score, the mean of the edition's measures (PAN overviews); Brier is "
+                 f"score{blocks_phrase(out)}, the mean of the edition's measures (PAN "
+                 "overviews); Brier is "
                  "reported as its complement (higher is better).  Right and wrong count "
                  "the decided problems, unanswered the non-answers (value 0.5) and missing "
                  "problems.", out, cols, block="block")
@@ -162,31 +240,46 @@ def pan_run_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parqu
 
 def generic_run_table(runs: pl.DataFrame, judgment_set: str,
                       measures: Sequence[str] | None = None,
-                      what: str = "runs.parquet") -> Table:
-    """Score matrices and other kinds: every measure, sorted by the first one."""
+                      what: str = "runs.parquet", kind: str | None = None,
+                      n_units: int | None = None, unit: str = "unit") -> Table:
+    """Score matrices and other kinds: every measure, sorted by the first one.
+    A score matrix's run score is the mean over its units (``n_units``
+    ``unit``s, e.g. 150 topics), said in the caption; its measure keeps the
+    organizer's name (``ap``)."""
+    from ..figures.base import plural
+
     wide = wide_scores(runs, judgment_set, what=what)
     present = [c for c in wide.columns if c not in ("run", "block")]
     keys = [m for m in (measures or []) if m in present] or sorted(present)
     out = sort_runs(wide, keys[0]).select("block", "run", *keys)
     cols = (Column("run", "Run", "text"),) + tuple(Column(k, measure_header(k), "f3")
                                                    for k in keys)
-    return Table("runs", f"Run scores (judgment set {judgment_set}), sorted by "
-                 f"{label(keys[0])}.",
-                 out, cols, block="block")
+    over = (f": the mean {label(keys[0])} over the {n_units:,} {plural(unit, n_units)} of the "
+            "score matrix" if kind == "score-matrix" and n_units else "")
+    return Table("runs", f"Run scores{set_phrase(judgment_set, kind)}{over}, sorted by "
+                 f"{label(keys[0])}{blocks_phrase(out)}.", out, cols, block="block")
 
 
 def run_table(runs: pl.DataFrame, kind: str, judgment_set: str,
-              units: pl.DataFrame | None = None, what: str = "runs.parquet") -> Table:
-    """The run table of a campaign kind."""
+              units: pl.DataFrame | None = None, what: str = "runs.parquet",
+              measures: Sequence[str] | None = None,
+              topic_names: dict[str, str] | None = None,
+              n_units: int | None = None, unit: str = "unit") -> Table:
+    """The run table of a campaign kind; every measure of ``measures`` (those
+    with a reliability analysis) is a column (:func:`add_measure_columns`)."""
     if kind == "trec-factoid":
-        return trec_factoid_run_table(runs, judgment_set, units, what=what)
-    if kind == "trec-series":
-        return series_run_table(runs, judgment_set, what=what)
-    if kind == "pan":
-        return pan_run_table(runs, judgment_set, what=what)
-    if kind in ("qa4mre", "clef-qa"):
-        return nonresponse_run_table(runs, judgment_set, kind, what=what)
-    return generic_run_table(runs, judgment_set, what=what)
+        table = trec_factoid_run_table(runs, judgment_set, units, what=what)
+    elif kind == "trec-series":
+        table = series_run_table(runs, judgment_set, what=what)
+    elif kind == "pan":
+        table = pan_run_table(runs, judgment_set, what=what)
+    elif kind in ("qa4mre", "clef-qa"):
+        table = nonresponse_run_table(runs, judgment_set, kind, what=what,
+                                      topic_names=topic_names)
+    else:
+        return generic_run_table(runs, judgment_set, measures, what=what, kind=kind,
+                                 n_units=n_units, unit=unit)
+    return add_measure_columns(table, runs, judgment_set, measures, score_format(kind), what)
 
 
 def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parquet") -> Table:
@@ -211,7 +304,8 @@ def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parque
 
 #: trec-series: the measure of each question type's component (Voorhees 2005:
 #: factoid accuracy, list F, Other F).
-SERIES_TYPE_MEASURES = {"FACTOID": "accuracy", "LIST": "list_f", "OTHER": "other_f"}
+SERIES_TYPE_MEASURES = {"FACTOID": "accuracy", "LIST": "list_f", "OTHER": "other_f",
+                        "DEFINITION": "other_f"}
 #: The measure broken down per unit, per campaign kind.
 BREAKDOWN_MEASURES = {"trec-factoid": "accuracy", "trec-series": "series_score",
                       "qa4mre": "c_at_1", "clef-qa": "c_at_1", "pan": "c_at_1"}
@@ -226,13 +320,15 @@ def breakdown_measure(kind: str, scope: str, unit: str) -> str:
 
 
 def breakdown_table(runs: pl.DataFrame, judgment_set: str, kind: str, scope: str,
-                    what: str = "runs.parquet") -> Table:
+                    what: str = "runs.parquet",
+                    topic_names: dict[str, str] | None = None) -> Table:
     """Scores per unit of ``scope`` (question type, topic, reading test, series)
     across the participants' runs (baselines excluded): number of runs, mean,
     median and best score, and the best run (ties: first by name).  The measure
     is the kind's main per-unit measure (:func:`breakdown_measure`); for
     question series per question type, the type's component.  Units in
-    natural order; zero rows when the scope was not scored."""
+    natural order (3.9 before 3.10); topics with the gold's name when it has
+    one; zero rows when the scope was not scored."""
     from .. import is_baseline, natural_key
 
     df = runs.filter((pl.col("judgment_set") == judgment_set) & (pl.col("scope") == scope)
@@ -256,10 +352,17 @@ def breakdown_table(runs: pl.DataFrame, judgment_set: str, kind: str, scope: str
     name = SCOPE_NAMES.get(scope, scope)
     measures = out["measure"].unique(maintain_order=True).to_list()
     cols = [Column("unit", cap(name), "text")]
+    names = {u: n for u, n in (topic_names or {}).items()} if scope == "topic" else {}
+    if names and out.height:
+        out = out.with_columns(pl.col("unit").replace_strict(names, default=None)
+                               .alias("name")).select("unit", "name", *[
+                                   c for c in out.columns if c != "unit"])
+        cols.append(Column("name", "Name", "text"))
     if len(measures) > 1:
         cols.append(Column("measure", "Measure", "text"))
-    cols += [Column("runs", "Runs", "int"), Column("mean", "Mean", "f3"),
-             Column("median", "Median", "f3"), Column("best", "Best", "f3"),
+    fmt = score_format(kind)
+    cols += [Column("runs", "Runs", "int"), Column("mean", "Mean", fmt),
+             Column("median", "Median", fmt), Column("best", "Best", fmt),
              Column("best_run", "Best run", "text")]
     what_m = measures[0] if len(measures) == 1 else "the score of each type's component"
     return Table(f"by_{scope}", f"{cap(what_m)} per {name} across the participants' runs (judgment set {judgment_set}; "

@@ -1,0 +1,142 @@
+"""Significance tests at scale: qacamp vs ranx's Fisher randomisation test.
+
+The issue's case: 100 runs x 500 questions, all 4,950 run pairs, 10,000
+permutations, each tool as a whole process (start-up, reading the data and
+writing the result included), side by side:
+
+- ranx: ``ranx.statistical_tests.fisher_randomization_test`` pair by pair (as
+  ``ranx.compare`` runs it), on the per-question correctness of every run
+  (ranx handles only means of per-question scores; no correction);
+- qacamp: ``qacamp reliability significance --test tukey-hsd`` on c@1, the
+  measure recomputed from the permuted responses of every run (randomised
+  Tukey HSD over all runs at once, family-wise);
+- qacamp on the same means as ranx: ``--test randomisation --correction holm``
+  (per pair, Holm), for a like-for-like reading;
+- the scale target: ``--test tukey-hsd`` on c@1 with 100,000 permutations in 2
+  shards run side by side (2 cores) and merged.
+
+The data: a simulated CLEF-style campaign written as the pipeline's
+``scores/outcomes.parquet`` (100 runs with accuracies 0.2-0.6 and abstention
+rates 0-30%).  Run: ``.venv/bin/python benchmarks/bench_significance.py``;
+figures in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+BIN = Path(sys.executable).parent
+RUNS, QUESTIONS, PERMS = 100, 500, 10_000
+
+RANX = """
+import sys, time
+import numpy as np
+from ranx.statistical_tests import fisher_randomization_test
+v = np.load(sys.argv[1])
+n = v.shape[1]
+out = []
+for i in range(n):
+    for j in range(i + 1, n):
+        p, _ = fisher_randomization_test(v[:, i], v[:, j], int(sys.argv[2]), 0.05, 42)
+        out.append(p)
+np.save(sys.argv[3], np.array(out))
+"""
+
+
+def campaign(root: Path) -> np.ndarray:
+    rng = np.random.default_rng(18)
+    acc = np.linspace(0.2, 0.6, RUNS)
+    abstain = rng.uniform(0.0, 0.3, RUNS)
+    right = rng.random((QUESTIONS, RUNS)) < acc
+    unans = rng.random((QUESTIONS, RUNS)) < abstain
+    outcome = np.where(unans, np.where(right, "UR", "UW"), np.where(right, "R", "W"))
+    runs = [f"run{k:03d}" for k in range(RUNS)]
+    qids = [f"q{u:03d}" for u in range(QUESTIONS)]
+    (root / "scores").mkdir(parents=True)
+    pl.DataFrame({"judgment_set": "official", "run": np.tile(runs, QUESTIONS),
+                  "qid": np.repeat(qids, RUNS), "rank": pl.Series([None] * RUNS * QUESTIONS,
+                                                                  dtype=pl.Int32),
+                  "outcome": outcome.ravel()}).write_parquet(root / "scores/outcomes.parquet")
+    correct = (right & ~unans).astype(np.float64)
+    np.save(root / "accuracy.npy", correct)
+    return correct
+
+
+def timed(cmd: list[str], env=None) -> tuple[float, float]:
+    """(wall, CPU of the children) of one command; fails loudly."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode:
+        raise SystemExit(f"{cmd[:3]} failed: {res.stderr[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    q = str(BIN / "qacamp")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        campaign(root)
+        sig = ["reliability", "significance", "--scores", str(root / "scores"),
+               "--seed", "1"]
+        rows = []
+        # numba compiles ranx's kernel on first use (cached afterwards): warm it
+        warm = root / "warm.npy"
+        np.save(warm, np.load(root / "accuracy.npy")[:, :2])
+        timed([sys.executable, "-c", RANX, str(warm), "10", str(root / "w.npy")])
+        wall, cpu = timed([sys.executable, "-c", RANX, str(root / "accuracy.npy"), str(PERMS),
+                           str(root / "ranx.npy")])
+        rows.append(("ranx fisher_randomization_test, pair by pair, accuracy (means)", wall, cpu))
+        wall, cpu = timed([q, *sig, "--measure", "c_at_1", "--test", "tukey-hsd",
+                           "--permutations", str(PERMS), "--out", str(root / "t.parquet")])
+        rows.append(("qacamp randomised Tukey HSD, c@1 recomputed", wall, cpu))
+        wall, cpu = timed([q, *sig, "--measure", "accuracy", "--test", "randomisation",
+                           "--permutations", str(PERMS), "--out", str(root / "r.parquet")])
+        rows.append(("qacamp randomisation per pair + Holm, accuracy (means)", wall, cpu))
+        # 100,000 permutations, 2 shards side by side, then the checked merge
+        t0 = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        procs = [subprocess.Popen([q, *sig, "--measure", "c_at_1", "--test", "tukey-hsd",
+                                   "--permutations", str(10 * PERMS), "--shard", f"{i}/2",
+                                   "--out", str(root / f"s{i}.parquet")],
+                                  stderr=subprocess.PIPE) for i in range(2)]
+        for p in procs:
+            if p.wait():
+                raise SystemExit(p.stderr.read().decode())
+        subprocess.run([q, "reliability", "merge", "--kind", "significance",
+                        str(root / "m.parquet"), str(root / "s0.parquet"),
+                        str(root / "s1.parquet")], check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rows.append((f"qacamp randomised Tukey HSD, c@1, {10 * PERMS:,} permutations, 2 shards "
+                     "+ merge", time.perf_counter() - t0,
+                     (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)))
+        ours = pl.read_parquet(root / "r.parquet")["p_value"].to_numpy()
+        ranx = np.load(root / "ranx.npy")
+        diff = np.abs(ours - ranx)
+    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; "
+          f"Python {platform.python_version()}; load average at end "
+          f"{os.getloadavg()[0]:.2f}")
+    print(f"Case: {RUNS} runs x {QUESTIONS} questions, {RUNS * (RUNS - 1) // 2:,} pairs, "
+          f"{PERMS:,} permutations (whole processes)")
+    print(f"{'what':78s} {'wall s':>8s} {'CPU s':>8s}")
+    for what, wall, cpu in rows:
+        print(f"{what:78s} {wall:8.1f} {cpu:8.1f}")
+    print(f"ranx / qacamp Tukey HSD (wall): {rows[0][1] / rows[1][1]:.1f}x")
+    print(f"per-pair p-values, qacamp randomisation vs ranx (same data, independent draws): "
+          f"median |difference| {np.median(diff):.4f}, max {diff.max():.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""The "Significance" part of a campaign's report (issue 18) and the letters of
+runs that cannot be told apart (issue 20), assembled from the campaign's
+``reliability/significance_<m>.parquet``, ``significance_<m>_summary.parquet``,
+``equivalence_<m>.parquet`` and ``bootstrap_<m>.parquet`` (pure: frames in,
+tables, figures and page context out; used when the files are present).
+
+Hooks: :func:`run_table_with_letters` (the run table gets the letter columns
+of its sort measure), :func:`significance_tables`, :func:`significance_figures`
+and :func:`significance_section` (the page's part).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import polars as pl
+
+from ..measures import label
+from .campaign import Campaign
+from .figures.base import plural
+from .tables import Table
+from .tables.significance import (
+    add_letters,
+    agreement_of_analyses_table,
+    letters_table,
+    significance_table,
+    title_of_test,
+)
+
+
+def summaries(c: Campaign) -> dict[str, dict]:
+    """measure -> its significance summary row (measures with one)."""
+    out = {}
+    for m in c.measures:
+        df = c.optional_frame("reliability", f"significance_{m}_summary.parquet")
+        if df is not None and df.height:
+            out[m] = df.row(0, named=True)
+    return out
+
+
+def letter_frames(c: Campaign) -> dict[str, pl.DataFrame]:
+    out = {}
+    for m in c.measures:
+        df = c.optional_frame("reliability", f"equivalence_{m}.parquet")
+        if df is not None and df.height and "letters" in df.columns:
+            out[m] = df
+    return out
+
+
+def run_table_with_letters(c: Campaign, table: Table) -> Table:
+    from .overview import main_measure
+
+    m = main_measure(c)
+    frames = letter_frames(c) if c.reliability else {}
+    if m not in frames:
+        return table
+    return add_letters(table, frames[m], m, summaries(c).get(m))
+
+
+def significance_tables(c: Campaign) -> list[Table]:
+    if not c.reliability:
+        return []
+    out = []
+    sums = {m: c.rel(f"significance_{m}_summary.parquet") for m in summaries(c)}
+    if sums:
+        out.append(significance_table(sums, what=c.rel_path("significance_<m>_summary.parquet")))
+    frames = letter_frames(c)
+    if frames:
+        out.append(letters_table(frames, summaries(c), what=c.rel_path("equivalence_<m>.parquet")))
+        boot = {m: df for m in frames
+                if (df := c.optional_frame("reliability", f"bootstrap_{m}.parquet")) is not None}
+        out.append(agreement_of_analyses_table(frames, boot,
+                                               what=c.rel_path("equivalence_<m>.parquet")))
+    return out
+
+
+def _runs_by_score(c: Campaign, m: str) -> list[str]:
+    runs = c.runs.filter((pl.col("judgment_set") == c.judgment_set) & (pl.col("scope") == "all")
+                         & (pl.col("measure") == m)
+                         & ~pl.col("run").str.starts_with("baseline:"))
+    return runs.sort(["value", "run"], descending=[True, False], nulls_last=True)["run"].to_list()
+
+
+def significance_figures(c: Campaign) -> dict:
+    from .figures.significance import significance_matrix_figure
+
+    figs = {}
+    for m, row in (summaries(c) if c.reliability else {}).items():
+        pairs = c.rel(f"significance_{m}.parquet")
+        runs = _runs_by_score(c, m)
+        if runs and row.get("test") is not None:
+            figs[f"significance_{m}"] = significance_matrix_figure(pairs, runs, m, row)
+    return figs
+
+
+def significance_sentence(measure: str, row: Mapping, unit: str) -> str:
+    """"With randomised Tukey HSD over 63 runs and 10,000 permutations, 1,204 of the
+    1,953 pairs differ significantly at alpha 0.05 in series score." """
+    title = title_of_test(row["test"])
+    corr = row.get("correction")
+    with_corr = f" with the {corr} correction" if corr and corr != "none" else ""
+    perms = f" and {int(row['permutations']):,} permutations" if row.get("permutations") else ""
+    text = (f"With {title}{with_corr} over {int(row['n_runs']):,} runs{perms} "
+            f"({int(row['n_units']):,} {plural(unit)}), {int(row['significant_pairs']):,} of "
+            f"the {int(row['pairs']):,} pairs differ significantly at alpha {row['alpha']:g} "
+            f"in {label(measure)}.")
+    f = row.get("anova_f")
+    if f is not None and not (isinstance(f, float) and math.isnan(f)):
+        p = row.get("anova_p")
+        ptxt = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.3f}"
+        text += f" The ANOVA's F for the runs is {f:.2f} ({ptxt})."
+    if row.get("warning"):
+        text += f" Warning: {row['warning']}."
+    return text
+
+
+def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> str:
+    parts = []
+    for crit in frame["criterion"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("criterion") == crit)
+        n = part["n_indistinguishable"]
+        by = "the swap method" if crit == "swap" else title_of_test(crit)
+        parts.append(f"by {by}, a run cannot be told apart from {n.mean():.1f} other runs on "
+                     f"average (at most {int(n.max())})")
+    if not parts:
+        return ""
+    return (f"In {label(measure)}, " + "; ".join(parts) + ". Runs sharing a letter in the "
+            "tables below cannot be distinguished.")
+
+
+def significance_section(c: Campaign, tables: Mapping[str, Table],
+                         figures: Mapping[str, bytes]) -> dict | None:
+    from .html import table_view
+    from .overview import _figure
+
+    sums = summaries(c) if c.reliability else {}
+    frames = letter_frames(c) if c.reliability else {}
+    if not sums and not frames:
+        return None
+    measures = []
+    for m in c.measures:
+        if m not in sums:
+            continue
+        row = sums[m]
+        sentences = [significance_sentence(m, row, c.unit)]
+        if m in frames:
+            sentences.append(letters_sentence(m, frames[m], row))
+        caption = (f"Adjusted p-values of every pair of participants' runs in {label(m)} "
+                   f"({title_of_test(row['test'])}), rows and columns ordered by score from "
+                   f"the best run; dots mark the pairs significant at alpha {row['alpha']:g}.")
+        figure = None
+        if f"significance_{m}" in figures:
+            figure = _figure(f"significance_{m}", figures,
+                             f"Adjusted p-values of {label(m)} between runs", caption)
+        measures.append({"measure": m, "title": label(m), "sentences": [s for s in sentences if s],
+                         "figure": figure, "warning": row.get("warning")})
+    notes = [f"Significance, {label(m)}: {r['warning']}." for m, r in sums.items()
+             if r.get("warning")]
+    views = [table_view(tables[n]) for n in ("significance", "equivalence",
+                                             "analyses_agreement") if n in tables]
+    return {"measures": measures, "tables": views, "notes": notes}
+
+
+__all__ = ["letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
+           "significance_section", "significance_sentence", "significance_tables", "summaries"]

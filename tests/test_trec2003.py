@@ -1,0 +1,179 @@
+"""TREC 2003 on its real question file: definition questions typed and scored as
+definitions (nugget F, beta 5 with the preset), lists by list F, factoids by
+accuracy, combined into the final score "FinalScore = .5FactoidAccuracy +
+.25ListAveF + .25DefinitionAveF" (Voorhees 2005 on the TREC 2003 evaluation).
+
+The questions (``trec12questions``), the definition nugget list
+(``trec12answers_definition``) and the list key (``trec12answers_list``) are the
+real files in ``../shared/data``; the judged runs are small hand-written files,
+so every expected number below is computed by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import pytest
+from paths import SHARED_DATA
+
+from qacamp.errors import ConfigError, InputError
+from qacamp.ingest import ingest_campaign, resolved_campaign
+from qacamp.scoring import score_campaign
+
+TREC = SHARED_DATA / "trec-qa"
+QUESTIONS = TREC / "trec12questions"
+
+FACTOID = """\
+1894 runA NYT19990101.0001 1 140 million miles
+1895 runA NYT19990101.0002 -1 midnight
+1896 runA NYT19990101.0003 1 Quasimodo
+1897 runA NYT19990101.0004 1 DFW International
+"""
+LIST = """\
+2108 runA APW19990101.0001 1 1 Cobra
+2108 runA APW19990101.0002 1 1 Callaway
+2108 runA APW19990101.0003 1 1 Nike
+2108 runA APW19990101.0004 1 0 Cobra Golf
+2108 runA APW19990101.0005 -1 0 Adidas
+"""
+# 1901 Who is Aaron Copland? item 1: 33 non-white-space characters, item 2: 14
+# 1905 What is a golden parachute? one item of 250 non-white-space characters
+DEF_ONE = f"""\
+1901 runA 1 NYT19990101.0005 American composer born in Brooklyn 1900
+1901 runA 2 NYT19990101.0006 wrote ballets and symphonies
+1905 runA 1 NYT19990101.0007 {' '.join(['x' * 25] * 10)}
+"""
+# 1901: vital nuggets 1 (american composer), 3 (born brooklyn ny 1900) in item 1,
+# 2 (musical achievements ballets symphonies) in item 2; 1905: vital nugget 1
+DEF_TWO = """\
+1901 runA 1 1
+1901 runA 1 3
+1901 runA 2 2
+1905 runA 1 1
+"""
+
+#: by hand.  Factoids: 3 of the 4 judged right -> accuracy 0.75.
+ACCURACY = 3 / 4
+#: list 2108: 5 returned, 3 distinct right, 18 instances in the key ->
+#: IP 3/5, IR 3/18, F = 2 IP IR / (IP + IR) = 6/23
+LIST_F = 6 / 23
+#: 1901: 3 of its 4 vital nuggets (1, 2, 3, 8) -> R 3/4; allowance 3 x 100 > 47
+#: characters -> P 1; F(beta 5) = 26 P R / (25 P + R) = 19.5 / 25.75
+F_1901 = 26 * 0.75 / (25 + 0.75)
+#: 1905: 1 of its 3 vital nuggets -> R 1/3; allowance 100, length 250 ->
+#: P = 1 - 150/250 = 0.4; F = 26 * 0.4 / 3 / (25 * 0.4 + 1/3)
+F_1905 = 26 * 0.4 * (1 / 3) / (25 * 0.4 + 1 / 3)
+#: the definition score averages over all 50 definition questions (48 unanswered: 0)
+DEF_F = (F_1901 + F_1905) / 50
+FINAL = 0.5 * ACCURACY + 0.25 * LIST_F + 0.25 * DEF_F
+
+
+def campaign(tmp_path, **extra) -> dict:
+    files = {"f": FACTOID, "l": LIST, "d1": DEF_ONE, "d2": DEF_TWO}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    c = {"kind": "trec-factoid", "preset": "trec2003", "questions": str(QUESTIONS),
+         "nuggets": str(TREC / "trec12answers_definition"),
+         "list_key": str(TREC / "trec12answers_list"),
+         "judgment_sets": {"adjudicated": {"factoid": [str(tmp_path / "f"), str(tmp_path / "l")],
+                                           "definition": str(tmp_path / "d1"),
+                                           "definition_nuggets": str(tmp_path / "d2")}},
+         "min_coverage": 0}
+    c.update(extra)
+    return c
+
+
+def scored(c: dict) -> tuple[dict, dict]:
+    tables = ingest_campaign("t", c)
+    return tables, score_campaign("trec-factoid", tables, resolved_campaign("t", c))
+
+
+def value(res, measure, scope="all", unit="all"):
+    r = res["runs"].filter((pl.col("measure") == measure) & (pl.col("scope") == scope)
+                           & (pl.col("unit") == unit) & (pl.col("run") == "runA"))
+    assert r.height == 1, (measure, scope, unit)
+    return r["value"][0]
+
+
+def test_every_definition_question_of_trec12questions_is_typed_and_scored_as_one(tmp_path):
+    # the 50 questions the file tags "<type> Type: definition", counted in the raw text
+    raw = QUESTIONS.read_text(encoding="utf-8")
+    blocks = re.findall(r"<num> Number: (\d+)\s*<type> Type: (\w+)", raw)
+    assert len(blocks) == 500
+    definitions = sorted(q for q, t in blocks if t == "definition")
+    assert len(definitions) == 50 and "1901" in definitions
+    tables, res = scored(campaign(tmp_path))
+    q = tables["questions"]
+    assert sorted(q.filter(pl.col("qtype") == "DEFINITION")["qid"].to_list()) == definitions
+    assert q["qtype"].value_counts().sort("qtype").rows() == [
+        ("DEFINITION", 50), ("FACTOID", 413), ("LIST", 37)]
+    # never scored as factoids: no outcome, no accuracy unit; every one a nugget F unit
+    assert not res["outcomes"].filter(pl.col("qid").is_in(definitions)).height
+    units = res["units"].filter(pl.col("unit").is_in(definitions))
+    assert set(units["measure"].unique()) <= {"other_recall", "other_precision", "other_f",
+                                              "other_pyramid_recall", "other_pyramid_f"}
+    f = units.filter(pl.col("measure") == "other_f")
+    assert sorted(f["unit"].to_list()) == definitions
+    got = dict(zip(f["unit"].to_list(), f["value"].to_list(), strict=True))
+    assert got["1901"] == pytest.approx(F_1901, abs=1e-15)   # beta 5 (the preset)
+    assert got["1905"] == pytest.approx(F_1905, abs=1e-15)
+    assert sum(v for k, v in got.items() if k not in ("1901", "1905")) == 0.0
+
+
+def test_trec2003_final_score_combines_the_three_types_by_hand(tmp_path):
+    _, res = scored(campaign(tmp_path))
+    assert value(res, "accuracy") == pytest.approx(ACCURACY, abs=1e-15)
+    assert value(res, "list_f") == pytest.approx(LIST_F, abs=1e-15)
+    assert value(res, "other_f") == pytest.approx(DEF_F, abs=1e-15)
+    assert value(res, "other_f", "qtype", "DEFINITION") == pytest.approx(DEF_F, abs=1e-15)
+    assert value(res, "type_score") == pytest.approx(FINAL, abs=1e-15)
+    # without the preset the nugget F is the 2004 one (beta 3): another number
+    _, b3 = scored({k: v for k, v in campaign(tmp_path).items() if k != "preset"})
+    f3 = (10 * 0.75 / (9 + 0.75) + 10 * 0.4 / 3 / (9 * 0.4 + 1 / 3)) / 50
+    assert value(b3, "other_f") == pytest.approx(f3, abs=1e-15)
+    assert value(b3, "other_f") != pytest.approx(DEF_F)
+
+
+def test_eval_prints_the_same_final_score(tmp_path, capsys):
+    from qacamp.cli import main
+
+    c = campaign(tmp_path)
+    capsys.readouterr()
+    assert main(["eval", "trec-factoid", "--preset", "trec2003", "--questions", str(QUESTIONS),
+                 "--nuggets", c["nuggets"], "--list-key", c["list_key"],
+                 "--definition", str(tmp_path / "d1"), "--definition-nuggets",
+                 str(tmp_path / "d2"), "--min-coverage", "0", "--precision", "full",
+                 "-m", "type_score", "-m", "other_f", str(tmp_path / "f"),
+                 str(tmp_path / "l")]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()[1:]]
+    got = {m: float(v) for _run, m, _s, _u, v in rows}
+    assert got == {"type_score": pytest.approx(FINAL, abs=1e-15),
+                   "other_f": pytest.approx(DEF_F, abs=1e-15)}
+
+
+def test_definitions_need_their_files_or_an_explicit_skip(tmp_path):
+    c = campaign(tmp_path)
+    no_nuggets = {k: v for k, v in c.items() if k != "nuggets"}
+    with pytest.raises(ConfigError, match=r"campaigns\.t\.nuggets.*50 DEFINITION questions"):
+        ingest_campaign("t", no_nuggets)
+    no_runs = dict(c, judgment_sets={"adjudicated": [str(tmp_path / "f"), str(tmp_path / "l")]})
+    with pytest.raises(ConfigError, match=r"judgment_sets\.adjudicated\.definition"):
+        ingest_campaign("t", no_runs)
+    skipped = dict(no_runs, skip=["definition"])
+    skipped.pop("nuggets")
+    _, res = scored(skipped)
+    assert not res["runs"].filter(pl.col("measure") == "other_f").height
+    reasons = res["dropped"].filter(pl.col("unit") == "1901")["reason"].to_list()
+    assert reasons == ["definition questions skipped by the config (skip: [definition])"]
+    # the final score renormalises the two remaining weights, never silently
+    assert value(res, "type_score") == pytest.approx(
+        (0.5 * ACCURACY + 0.25 * LIST_F) / 0.75, abs=1e-15)
+
+
+def test_a_factoid_run_cannot_answer_a_definition_question(tmp_path):
+    c = campaign(tmp_path)
+    (tmp_path / "f").write_text(FACTOID + "1901 runA NYT19990101.0009 1 composer\n")
+    with pytest.raises(InputError, match="question 1901 is a DEFINITION question, but this is "
+                                         "a judged factoid run"):
+        ingest_campaign("t", c)
