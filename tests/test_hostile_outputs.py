@@ -108,6 +108,9 @@ def camp(tmp_path_factory) -> Path:
     assert main(["reliability", "swap", "--scores", str(c / "scores"), "--measure", "c_at_1",
                  "--judgment-set", "official", "--sizes", "5:10:5", "--trials", "2",
                  "--out", str(c / "reliability" / "swap_c_at_1.parquet")]) == 0
+    # a QA4MRE gold standard: the questions of `simulate --questions-from`
+    assert main(["simulate", "qa4mre", "--out", str(base / "qa4mre"), "--runs", "2",
+                 "--topics", "1", "--tests", "1", "--seed", "5", "--quiet"]) == 0
     (base / "config.json").write_text(json.dumps({"campaigns": {"c": cfg}}))
     (base / "plan.json").write_text(json.dumps({"reliability_plan": {}, "shards": 1}))
     return base
@@ -123,12 +126,17 @@ def commands(camp: Path) -> dict[str, tuple[str, callable]]:
         "ingest": ("dir", lambda o: ["ingest", "--campaign-json", cfg, "--name", "c", "--out", o]),
         "score": ("dir", lambda o: ["score", "--ingest", str(c / "ingest"), "--out", o]),
         "simulate": ("dir", lambda o: ["simulate", "pan", "--out", o, "--quiet"]),
+        "simulate --questions-from": ("dir", lambda o: [
+            "simulate", "qa4mre", "--questions-from", str(camp / "qa4mre" / "gold.xml"),
+            "--runs", "2", "--out", o, "--quiet"]),
         "reliability swap": ("file", lambda o: ["reliability", "swap", *scores, "--sizes",
                                                 "5:10:5", "--trials", "2", "--out", o]),
         "reliability stability": ("file", lambda o: ["reliability", "stability", *scores,
                                                      "--size", "10", "--trials", "2", "--out", o]),
         "reliability bootstrap": ("file", lambda o: ["reliability", "bootstrap", *scores,
                                                      "--samples", "10", "--out", o]),
+        "reliability significance": ("file", lambda o: [
+            "reliability", "significance", *scores, "--permutations", "20", "--out", o]),
         "reliability merge": ("file", lambda o: ["reliability", "merge", "--kind", "swap", o,
                                                  counts]),
         "reliability fit": ("file", lambda o: ["reliability", "fit", *scores, "--counts", counts,
@@ -154,8 +162,9 @@ def commands(camp: Path) -> dict[str, tuple[str, callable]]:
     }
 
 
-COMMANDS = ["ingest", "score", "simulate", "reliability swap", "reliability stability",
-            "reliability bootstrap", "reliability merge", "reliability fit",
+COMMANDS = ["ingest", "score", "simulate", "simulate --questions-from", "reliability swap",
+            "reliability stability", "reliability bootstrap", "reliability significance",
+            "reliability merge", "reliability fit",
             "reliability kendall", "reliability extras", "report tables", "report figures",
             "report editions", "report page", "report index", "manifest"]
 CASES = ["users_folder", "users_file", "input", "device", "fifo", "socket", "symlink"]
@@ -167,7 +176,9 @@ def _input_of(name: str, camp: Path) -> Path:
     counts = c / "reliability" / "swap_c_at_1.parquet"
     return {"ingest": camp / "data" / "questions.tsv", "score": c / "ingest",
             "reliability swap": c / "scores", "reliability stability": c / "scores",
-            "reliability bootstrap": c / "scores", "reliability merge": counts,
+            "reliability bootstrap": c / "scores", "reliability significance": c / "scores",
+            "simulate --questions-from": camp / "qa4mre" / "gold.xml",
+            "reliability merge": counts,
             "reliability fit": counts, "reliability kendall": counts,
             "reliability extras": c / "scores", "manifest": camp / "config.json"}.get(name, c)
 
