@@ -46,6 +46,45 @@ def _temp_beside(path: Path, suffix: str, create: bool = True) -> Path:
     return Path(tmp)
 
 
+def _begin(path: str | Path, suffix: str, create: bool = True):
+    """The active writing block (or None), the target, its claimed root and a
+    temporary path beside it: the first step of every atomic write."""
+    w = active()
+    try:
+        if w is not None:
+            target, root = w.prepare(path)
+        else:
+            target, root = Path(path), None
+            target.parent.mkdir(parents=True, exist_ok=True)
+        return w, target, root, _temp_beside(target, suffix, create)
+    except OSError as exc:
+        raise output_error(path, exc) from None
+
+
+@contextlib.contextmanager
+def _finishing(path: str | Path, tmp: Path) -> Iterator[None]:
+    """The last step of every atomic write: on any failure the temporary is
+    removed, and an OS error becomes an OutputError naming ``path``."""
+    try:
+        yield
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError):
+            raise output_error(path, exc) from None
+        raise
+
+
+def _commit(w, target: Path, root, tmp: Path, sha: str | None, size: int | None) -> None:
+    """The temporary becomes ``target``: staged in the writing block (renamed
+    when it ends), or at once without one."""
+    os.chmod(tmp, file_mode())
+    if w is not None:
+        w.stage(target, root, tmp, sha, size)
+    else:
+        os.replace(tmp, target)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
                 hashed: bool = True) -> Iterator[Path]:
@@ -56,31 +95,11 @@ def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
     :class:`~qacamp.errors.OutputError` naming ``path``.  ``create=False``:
     the temporary path does not exist yet; ``hashed=False``: the record holds
     no SHA-256 (a file that is not byte-reproducible)."""
-    w = active()
-    suffix = suffix or ".tmp"
-    try:
-        if w is not None:
-            target, root = w.prepare(path)
-        else:
-            target, root = Path(path), None
-            target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_beside(target, suffix, create)
-    except OSError as exc:
-        raise output_error(path, exc) from None
-    try:
+    w, target, root, tmp = _begin(path, suffix or ".tmp", create)
+    with _finishing(path, tmp):
         yield tmp
-        os.chmod(tmp, file_mode())
-        if w is not None:
-            sha = records.sha256_file(tmp) if hashed else None
-            w.stage(target, root, tmp, sha, os.path.getsize(tmp) if hashed else None)
-        else:
-            os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError):
-            raise output_error(path, exc) from None
-        raise
+        _commit(w, target, root, tmp, records.sha256_file(tmp) if hashed else None,
+                os.path.getsize(tmp) if hashed else None)
 
 
 def write_all(fd: int, view: memoryview) -> None:
@@ -92,34 +111,15 @@ def write_all(fd: int, view: memoryview) -> None:
 
 def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
     """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
-    w = active()
-    try:
-        if w is not None:
-            target, root = w.prepare(path)
-        else:
-            target, root = Path(path), None
-            target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_beside(target, suffix)
-    except OSError as exc:
-        raise output_error(path, exc) from None
-    try:
+    w, target, root, tmp = _begin(path, suffix)
+    with _finishing(path, tmp):
         view = memoryview(data).cast("B")
         fd = os.open(tmp, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             write_all(fd, view)
         finally:
             os.close(fd)
-        os.chmod(tmp, file_mode())
-        if w is not None:
-            w.stage(target, root, tmp, records.sha256_bytes(view), view.nbytes)
-        else:
-            os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError):
-            raise output_error(path, exc) from None
-        raise
+        _commit(w, target, root, tmp, records.sha256_bytes(view), view.nbytes)
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:

@@ -55,6 +55,8 @@ _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp
 
 FORCE_FIX = ("--force to let qacamp write its files there (it replaces only files of the names "
              "it writes)")
+DISK_FIX = ("give an output folder on a disk qacamp can write to (free space, write "
+            "permission, not read-only)")
 #: What Snakemake itself leaves in a folder output
 SNAKEMAKE_FILES = (".snakemake_timestamp",)
 
@@ -171,8 +173,7 @@ class Writing:
                 continue
             except OSError as exc:
                 raise OutputError(self.show(d), exc.strerror or str(exc),
-                                  "give an output folder on a disk qacamp can write to "
-                                  "(free space, write permission, not read-only)") from None
+                                  DISK_FIX) from None
             self.created.append(d)
 
     def claim_dir(self, path: str | Path) -> Path:
@@ -215,8 +216,7 @@ class Writing:
             return
         except OSError as exc:
             raise OutputError(self.show(folder), exc.strerror or str(exc),
-                              "give an output folder on a disk qacamp can write to (free space, "
-                              "write permission, not read-only)") from None
+                              DISK_FIX) from None
         self.created.append(marker)
 
     def claim_file(self, path: str | Path) -> Path:
