@@ -313,6 +313,21 @@ def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] |
     return frames
 
 
+def first_data_line(path: str | Path) -> tuple[int, str] | None:
+    """``(line_no, line)`` of the first line of ``path`` that :func:`data_lines`
+    yields (None if there is none), after the same checks of the whole file
+    (limits, encoding, line breaks), without a Python string per line."""
+    def first(df: pl.DataFrame) -> pl.DataFrame:
+        # (Python's white space includes U+001F, which polars' does not)
+        for i, line in enumerate(df["line"]):
+            if line.strip() and not line.lstrip().startswith("#"):
+                return df.slice(i, 1)
+        return df.clear()
+
+    frames = [f for f in scan_lines(path, first) if f.height]
+    return (int(frames[0]["line_no"][0]), frames[0]["line"][0]) if frames else None
+
+
 def _batches(path: Path) -> Iterator[bytes]:
     """``path``'s bytes in batches of whole lines, each about :data:`BATCH_BYTES`
     bytes (at most that plus one line)."""
