@@ -238,18 +238,20 @@ def lines_frame(path: str | Path, encoding: str = "utf-8") -> pl.DataFrame:
         pl.DataFrame(schema={"line_no": pl.Int64, "line": pl.String})
 
 
-def _data_rows(df: pl.DataFrame) -> pl.DataFrame:
+def _data_rows(df: pl.DataFrame, comments: bool = True) -> pl.DataFrame:
     stripped = pl.col("line").str.strip_chars()
-    return df.filter((stripped != "") & ~stripped.str.starts_with("#"))
+    return df.filter((stripped != "") & ~stripped.str.starts_with("#")) if comments \
+        else df.filter(stripped != "")
 
 
 _SINGLE_BREAKS = (b"\r", b"\v", b"\f", b"\x1c", b"\x1d", b"\x1e")
 _UTF8_BREAKS = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
 
 
-def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] | None = None
-               ) -> list[pl.DataFrame]:
-    """The non-blank, non-comment lines of the UTF-8 text file ``path``, read
+def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+               comments: bool = True) -> list[pl.DataFrame]:
+    """The non-blank lines of the UTF-8 text file ``path`` (without the ``#``
+    comment lines when ``comments`` is true), read
     and parsed in batches of about :data:`BATCH_BYTES` bytes (whole lines):
     each batch is a frame ``line_no (Int64), line (String)`` passed to
     ``parse`` (default: kept as it is); the parsed batches are returned.
@@ -299,7 +301,7 @@ def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] |
             continue
         if parse_err is not None:
             continue
-        df = _data_rows(_batch_frame(batch, start))
+        df = _data_rows(_batch_frame(batch, start), comments)
         if df.height:
             try:
                 frames.append(parse(df) if parse is not None else df)
