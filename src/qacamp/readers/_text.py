@@ -346,22 +346,12 @@ def _batches(path: Path) -> Iterator[bytes]:
 
 
 def _batch_frame(batch: bytes, start: int) -> pl.DataFrame:
-    """The lines of ``batch`` (valid UTF-8) as a frame ``line_no, line``, built
-    on the batch's bytes (Arrow offsets at the line feeds) without a Python
-    string per line."""
-    import numpy as np  # (lazily: the PAN reader's start-up needs neither)
-    import pyarrow as pa
-
-    ends = np.flatnonzero(np.frombuffer(batch, np.uint8) == 10)
-    n = len(ends) + (0 if batch.endswith(b"\n") else 1)
-    offsets = np.empty(n + 1, np.int64)
-    offsets[0] = 0
-    offsets[1:len(ends) + 1] = ends + 1
-    offsets[-1] = len(batch)
-    lines = pl.Series("line", pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(offsets), pa.py_buffer(batch)), dtype=pl.String)
-    return pl.DataFrame({"line_no": pl.int_range(start, start + n, eager=True),
-                         "line": lines.str.strip_suffix("\n")})
+    """The lines of ``batch`` (valid UTF-8) as a frame ``line_no, line``: the
+    batch is one string split on its line feeds by polars (no Python string
+    per line)."""
+    lines = pl.Series("line", [batch.decode("utf-8")], dtype=pl.String).str.split("\n").explode()
+    return pl.DataFrame({"line_no": pl.int_range(start, start + len(lines), eager=True),
+                         "line": lines})
 
 
 def first_line(df: pl.DataFrame, mask: pl.Expr | pl.Series) -> int | None:
