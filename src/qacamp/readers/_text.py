@@ -417,7 +417,10 @@ def check_one_tag(path: str | Path, df: pl.DataFrame, col: str = "tag") -> str:
 def check_unique(path: str | Path, df: pl.DataFrame, keys: list[str], what: str,
                  fix: str) -> None:
     """Raise InputError at the first line repeating a value of ``keys``."""
-    dup = first_line(df, ~pl.struct(keys).is_first_distinct())
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    if df.select(key.n_unique()).item() == df.height:  # (the common case: no search)
+        return
+    dup = first_line(df, ~key.is_first_distinct())
     if dup is not None:
         row = df.filter(pl.col("line_no") == dup).row(0, named=True)
         val = " ".join(str(row[k]) for k in keys)
