@@ -1,9 +1,9 @@
 """The columnar line readers (issue 19, item 1): files read in batches of
 whole lines give the same tables and the same first error whatever the batch
 size; the single-space split and the white-space regular expression give the
-same fields; PAN JSON lines in the canonical shape are read on columns with
-the values the format defines, and every other file falls back to the line
-reader (which reports the first offending line)."""
+same fields; PAN JSON lines and CLEF run TSVs in the canonical shape are read
+on columns with the values the format defines, and every other file falls
+back to the line reader (which reports the first offending line)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from qacamp.errors import InputError
-from qacamp.readers import _pan_columns, _text, pan, trec_runs
+from qacamp.readers import _clef_columns, _pan_columns, _text, clef, pan, trec_runs
 
 FACTOID = ("1.1 runA APW19980705.0043 R 1969 in Los Angelés\n"
            "1.2 runA NIL 1\n"
@@ -165,3 +165,46 @@ def test_pan_other_lines_fall_back_to_the_line_reader(tmp_path, line, outcome):
         with pytest.raises(InputError) as ei:
             pan.read_answers(a, q, o)
         assert ei.value.place == "line 2" and outcome[1] in ei.value.problem
+
+
+CLEF_RUN = ("run\tqid\tanswered\tjudgment\tanswer\n"
+            "r1\t1\t1\tR\tParis\n"
+            "r1\t2\t0\tw\tLos  Angeles\n"
+            "\n"
+            "r1\t3\t0\t-\t\n"
+            "r1\t4\t0\t\n")
+
+
+def test_clef_canonical_run_read_on_columns(tmp_path, monkeypatch):
+    """Hand-made expectations: an answered line's text is its answer, an
+    unanswered line's text its candidate; ``-`` (or nothing) judges no candidate."""
+    p = tmp_path / "r1.tsv"
+    p.write_text(CLEF_RUN, encoding="utf-8")
+    for size in BATCHES:
+        monkeypatch.setattr(_text, "BATCH_BYTES", size)
+        assert _clef_columns.run(p, clef.JUDGMENT_SET, clef.RUN_HEADER) is not None
+        resp, judg = clef.read_run(p)
+        assert resp.select("run", "qid", "rank", "answer", "answered", "candidate").rows() == [
+            ("r1", "1", 1, "Paris", True, None), ("r1", "2", 2, None, False, "Los  Angeles"),
+            ("r1", "3", 3, None, False, None), ("r1", "4", 4, None, False, None)]
+        assert judg["judgment"].to_list() == ["R", "W", None, None]
+
+
+@pytest.mark.parametrize("line, outcome", [
+    ("r1\t5\t1\tR\t Rome ", ("ok", "Rome")),          # padded fields: stripped
+    ("#r1\t5\t1\tR\tRome", ("error", "line 7", "no comment lines")),
+    ("r1\t5\t1\t-\tRome", ("error", "line 7", "judgment '-' for an answered question")),
+    ("r1\t2\t1\tR\tRome", ("error", "line 7", "question 2 answered twice (first at line 3)")),
+    ("r2\t5\t1\tR\tRome", ("error", "line 7", "names run 'r2'")),
+])
+def test_clef_other_lines_fall_back_to_the_line_reader(tmp_path, line, outcome):
+    p = tmp_path / "r1.tsv"
+    p.write_text(CLEF_RUN + line + "\n", encoding="utf-8")
+    assert _clef_columns.run(p, clef.JUDGMENT_SET, clef.RUN_HEADER) is None
+    if outcome[0] == "ok":
+        resp, _ = clef.read_run(p)
+        assert resp["answer"].to_list()[-1] == outcome[1] and resp.height == 5
+    else:
+        with pytest.raises(InputError) as ei:
+            clef.read_run(p)
+        assert ei.value.place == outcome[1] and outcome[2] in ei.value.problem, ei.value
