@@ -48,6 +48,8 @@ CHUNK_BYTES = 1024**2
 BATCH_BYTES = 8 * 1024**2
 """Bytes of whole lines parsed at a time by the columnar line readers
 (:func:`scan_lines`): their memory holds one batch of text, not the file."""
+BATCH_LINES = 1_000_000
+"""Lines after which a batch closes even if it is short of :data:`BATCH_BYTES`."""
 
 _BOM = b"\xef\xbb\xbf"
 _BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -331,16 +333,21 @@ def first_data_line(path: str | Path) -> tuple[int, str] | None:
 
 
 def _batches(path: Path) -> Iterator[bytes]:
-    """``path``'s bytes in batches of whole lines, each about :data:`BATCH_BYTES`
-    bytes (at most that plus one line)."""
+    """``path``'s bytes in batches of whole lines: a batch closes at the end of
+    the first read chunk that brings it to :data:`BATCH_BYTES` bytes or
+    :data:`BATCH_LINES` lines (so a file of blank lines is not read as
+    millions of rows at once)."""
     buf = bytearray()
+    lines = 0
     for chunk in _chunks(path, text=True):
         buf += chunk
-        if len(buf) >= BATCH_BYTES:
+        lines += chunk.count(b"\n")
+        if len(buf) >= BATCH_BYTES or lines >= BATCH_LINES:
             cut = buf.rfind(b"\n") + 1
             if cut:
                 yield bytes(buf[:cut])
                 del buf[:cut]
+                lines = 0
     if buf:
         yield bytes(buf)
 
@@ -418,7 +425,9 @@ def check_unique(path: str | Path, df: pl.DataFrame, keys: list[str], what: str,
                  fix: str) -> None:
     """Raise InputError at the first line repeating a value of ``keys``."""
     key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
-    if df.select(key.n_unique()).item() == df.height:  # (the common case: no search)
+    # as many distinct hashes as rows: no repeat (a hash collision only ever
+    # lowers the count, and then the search below finds nothing)
+    if df.select(key.hash().n_unique()).item() == df.height:
         return
     dup = first_line(df, ~key.is_first_distinct())
     if dup is not None:
