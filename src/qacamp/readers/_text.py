@@ -227,14 +227,9 @@ def _break_error(path: str | Path, line: int, char: str) -> InputError:
                       "where it ends a line, or by a space inside text")
 
 
-def lines_frame(path: str | Path, encoding: str = "utf-8") -> pl.DataFrame:
+def lines_frame(path: str | Path) -> pl.DataFrame:
     """A frame ``line_no (Int64), line (String)`` of the non-blank, non-comment
-    lines of ``path`` (vectorised; for large line-oriented files)."""
-    if encoding.replace("-", "").lower() != "utf8":
-        text = read_text(path, encoding)
-        s = pl.Series("line", text.split("\n"), dtype=pl.String)
-        df = pl.DataFrame({"line_no": pl.int_range(1, len(s) + 1, eager=True), "line": s})
-        return _data_rows(df)
+    lines of the UTF-8 file ``path``, read in batches (:func:`scan_lines`)."""
     frames = scan_lines(path)
     return pl.concat(frames) if frames else \
         pl.DataFrame(schema={"line_no": pl.Int64, "line": pl.String})
@@ -259,7 +254,7 @@ def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] |
     ``parse`` (default: kept as it is); the parsed batches are returned.
 
     Memory holds one batch of text at a time, never the whole file.  The
-    errors are exactly :func:`lines_frame`'s on the whole text, in the same
+    errors are exactly :func:`read_text`'s on the whole text, in the same
     order: a limit (raised while reading), an empty file, the first invalid
     byte, the first line-break character, then the first error ``parse``
     raises (``parse`` must check its batch in line order).  An error found in
