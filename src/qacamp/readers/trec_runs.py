@@ -27,15 +27,8 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import (
-    check_one_tag,
-    check_unique,
-    first_line,
-    lines_frame,
-    no_data,
-    scan_lines,
-    split_fields,
-)
+from ._fields import check_one_tag, check_unique, first_line, split_fields
+from ._text import lines_frame, no_data, scan_lines
 
 JUDGMENT_MAP = {"R": "R", "W": "W", "U": "U", "X": "X", "L": "L",
                 "1": "R", "-1": "W", "2": "U", "3": "X"}
