@@ -20,6 +20,11 @@ line.  A UTF-8 byte-order mark is dropped and ``\\r\\n`` line ends are
 accepted; any other character that software reads as a line break (a lone CR,
 VT, FF, the separators U+001C-U+001E, NEL, U+2028, U+2029) is refused in
 line-oriented files, so one line can never hide several records.
+
+:func:`scan_lines` reads a UTF-8 line file in batches of whole lines
+(:data:`BATCH_BYTES`, :data:`BATCH_LINES`) as polars frames, with the same
+checks and the same first error as the whole text; the columnar readers
+(judged TREC runs, canonical PAN JSON lines and CLEF runs) parse each batch.
 """
 
 from __future__ import annotations
