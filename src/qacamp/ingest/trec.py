@@ -12,27 +12,28 @@ import polars as pl
 from .. import tables
 from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
-from ..readers._text import data_lines, end_of_file, iter_lines, read_bytes
+from ..readers._text import data_lines, end_of_file, first_data_line, iter_lines, read_bytes
 from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
 
 Where = dict[tuple[str, str, str], str]
 
 
 def _first_tag(path: str) -> str:
-    for no, line in data_lines(path):
-        parts = line.split()
-        if len(parts) < 2:
-            raise InputError(path, f"line {no}", "expected a qid and a run tag",
-                             "check the file against docs/formats.md")
-        return parts[1]
-    raise InputError(path, end_of_file(path), "the file has no data lines",
-                     "give the file its content")
+    first = first_data_line(path)
+    if first is None:
+        raise InputError(path, end_of_file(path), "the file has no data lines",
+                         "give the file its content")
+    no, line = first
+    parts = line.split()
+    if len(parts) < 2:
+        raise InputError(path, f"line {no}", "expected a qid and a run tag",
+                         "check the file against docs/formats.md")
+    return parts[1]
 
 
 def _first_qid(path: str) -> str | None:
-    for _no, line in data_lines(path):
-        return line.split()[0]
-    return None
+    first = first_data_line(path)
+    return first[1].split()[0] if first is not None else None
 
 
 def _is_xml(path: str) -> bool:

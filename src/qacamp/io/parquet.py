@@ -23,11 +23,14 @@ used for files that may be damaged, because it aborts the process on some
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .thrift import FooterError, check_footer
+
+if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
+    import pyarrow as pa
 
 MAGIC = b"PAR1"
 WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
@@ -36,6 +39,8 @@ WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary"
 
 def parquet_bytes(df: pl.DataFrame) -> pa.Buffer:
     """``df`` as Parquet bytes (deterministic options, page checksums)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     sink = pa.BufferOutputStream()
     pq.write_table(df.to_arrow(), sink, **WRITE_OPTIONS)
     return sink.getvalue()
@@ -61,6 +66,7 @@ def _check_frame(data) -> tuple[int, int]:
 def _plain_type(t: pa.DataType) -> bool:
     """The column types qacamp writes: numbers, booleans, strings, nulls and
     lists of them."""
+    import pyarrow as pa
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return _plain_type(t.value_type)
     return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
@@ -74,6 +80,7 @@ def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True
     types those qacamp writes.  ``strict=False``: only the declared columns
     present are compared (at least one must be), and a number of another width
     or an all-null column passes."""
+    import pyarrow as pa
     for f in schema:
         try:
             f.name.encode("utf-8")
@@ -115,6 +122,8 @@ def parse_parquet(data, columns: list[str] | None = None, declared: dict | None 
     the bytes matched qacamp's record of the file (their arrays need no full
     validation); ``strict``: see :func:`schema_problem`.  Raises
     :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     n, footer = _check_frame(data)
     buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
     if not verified:

@@ -20,6 +20,11 @@ line.  A UTF-8 byte-order mark is dropped and ``\\r\\n`` line ends are
 accepted; any other character that software reads as a line break (a lone CR,
 VT, FF, the separators U+001C-U+001E, NEL, U+2028, U+2029) is refused in
 line-oriented files, so one line can never hide several records.
+
+:func:`scan_lines` reads a UTF-8 line file in batches of whole lines
+(:data:`BATCH_BYTES`, :data:`BATCH_LINES`) as polars frames, with the same
+checks and the same first error as the whole text; the columnar readers
+(judged TREC runs, canonical PAN JSON lines and CLEF runs) parse each batch.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import re
 import stat
 import unicodedata
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -45,6 +50,11 @@ MAX_LINES = 10_000_000
 """Most lines accepted in a text file (ten million)."""
 CHUNK_BYTES = 1024**2
 """Bytes read (or decompressed) at a time."""
+BATCH_BYTES = 8 * 1024**2
+"""Bytes of whole lines parsed at a time by the columnar line readers
+(:func:`scan_lines`): their memory holds one batch of text, not the file."""
+BATCH_LINES = 1_000_000
+"""Lines after which a batch closes even if it is short of :data:`BATCH_BYTES`."""
 
 _BOM = b"\xef\xbb\xbf"
 _BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -88,59 +98,73 @@ def read_bytes(path: str | Path, text: bool = True) -> bytearray:
     than :data:`MAX_LINES` lines.  Reading stops at the first limit crossed.
     """
     path = Path(path)
-    fd = _open_regular(path)
     data = bytearray()
+    for chunk in _chunks(path, text):
+        data += chunk
+    if not data or data.isspace():  # (isspace: no copy of a large buffer)
+        raise _empty(path)
+    return data
+
+
+def _empty(path: Path) -> InputError:
+    return InputError(path, "byte 0", "the file is empty (or holds only white space)",
+                      "give the file its content, or remove it from the config")
+
+
+def _chunks(path: Path, text: bool) -> Iterator[bytes]:
+    """The chunks of ``path``'s (decompressed) bytes, each yielded once every
+    limit has been checked on it (:func:`read_bytes` describes the errors)."""
+    fd = _open_regular(path)
+    done = 0
     try:
         with os.fdopen(fd, "rb") as raw:
             stream = gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix == ".gz" else raw
             with stream:
-                _read_chunks(stream, path, data, text)
+                for chunk in _limited(stream, path, text):
+                    done += len(chunk)
+                    yield chunk
     except InputError:
         raise
     except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
-        raise InputError(path, f"byte {len(data)}", f"cannot read the file ({exc})",
+        raise InputError(path, f"byte {done}", f"cannot read the file ({exc})",
                          "check that the file is readable and, if it ends in .gz, "
                          "a complete gzip file") from exc
-    if not data or data.isspace():  # (isspace: no copy of a large buffer)
-        raise InputError(path, "byte 0", "the file is empty (or holds only white space)",
-                         "give the file its content, or remove it from the config")
-    return data
 
 
-def _read_chunks(stream, path: Path, data: bytearray, text: bool) -> None:
-    """Append ``stream``'s bytes to ``data`` chunk by chunk, checking the limits.
+def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:
+    """``stream``'s bytes chunk by chunk, checking the limits on each chunk.
 
     A chunk is never longer than the line limit, so a line crossing the limit
     always reaches past a chunk boundary, where ``open_line`` (the bytes of the
     unfinished line) is checked."""
     size = max(1, min(CHUNK_BYTES, MAX_LINE_BYTES)) if text else CHUNK_BYTES
-    lines = open_line = 0
+    total = lines = open_line = 0
     while True:
         chunk = stream.read(size)
         if not chunk:
             return
-        if len(data) + len(chunk) > MAX_FILE_BYTES:
+        if total + len(chunk) > MAX_FILE_BYTES:
             raise InputError(path, f"byte {MAX_FILE_BYTES}",
                              f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
                              "split the file (e.g. one file per run)")
-        data += chunk
-        if not text:
-            continue
-        first = chunk.find(b"\n")
-        if first < 0:
-            open_line += len(chunk)
-        elif open_line + first > MAX_LINE_BYTES:
-            open_line += first
-        else:
-            lines += chunk.count(b"\n")
-            open_line = len(chunk) - chunk.rfind(b"\n") - 1
-            if lines > MAX_LINES:
-                raise InputError(path, f"line {MAX_LINES + 1}",
-                                 f"the file has more than {MAX_LINES} lines (the limit)",
-                                 "split the file (e.g. one file per run), or check that "
-                                 "it is not mostly blank lines")
-        if open_line > MAX_LINE_BYTES:
-            raise _long_line(path, lines + 1)
+        total += len(chunk)
+        if text:
+            first = chunk.find(b"\n")
+            if first < 0:
+                open_line += len(chunk)
+            elif open_line + first > MAX_LINE_BYTES:
+                open_line += first
+            else:
+                lines += chunk.count(b"\n")
+                open_line = len(chunk) - chunk.rfind(b"\n") - 1
+                if lines > MAX_LINES:
+                    raise InputError(path, f"line {MAX_LINES + 1}",
+                                     f"the file has more than {MAX_LINES} lines (the limit)",
+                                     "split the file (e.g. one file per run), or check that "
+                                     "it is not mostly blank lines")
+            if open_line > MAX_LINE_BYTES:
+                raise _long_line(path, lines + 1)
+        yield chunk
 
 
 def _long_line(path: str | Path, line: int) -> InputError:
@@ -173,12 +197,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         text = text.replace("\r\n", "\n")
     m = _BREAKS.search(text)
     if m is not None:
-        line = text.count("\n", 0, m.start()) + 1
-        raise InputError(path, f"line {line}",
-                         f"the line holds a {_BREAK_NAMES[m.group()]}, which other programs "
-                         "read as a line break (one line here could be several records there)",
-                         "end lines with \\n (or \\r\\n) only: replace the character by \\n "
-                         "where it ends a line, or by a space inside text")
+        raise _break_error(path, text.count("\n", 0, m.start()) + 1, m.group())
     return text
 
 
@@ -205,62 +224,141 @@ def data_lines(path: str | Path, encoding: str = "utf-8",
         yield no, line
 
 
-def lines_frame(path: str | Path, encoding: str = "utf-8") -> pl.DataFrame:
+def _break_error(path: str | Path, line: int, char: str) -> InputError:
+    return InputError(path, f"line {line}",
+                      f"the line holds a {_BREAK_NAMES[char]}, which other programs "
+                      "read as a line break (one line here could be several records there)",
+                      "end lines with \\n (or \\r\\n) only: replace the character by \\n "
+                      "where it ends a line, or by a space inside text")
+
+
+def lines_frame(path: str | Path) -> pl.DataFrame:
     """A frame ``line_no (Int64), line (String)`` of the non-blank, non-comment
-    lines of ``path`` (vectorised; for large line-oriented files)."""
-    text = read_text(path, encoding)
-    s = pl.Series("line", text.split("\n"), dtype=pl.String)
-    df = pl.DataFrame({"line_no": pl.int_range(1, len(s) + 1, eager=True), "line": s})
+    lines of the UTF-8 file ``path``, read in batches (:func:`scan_lines`)."""
+    frames = scan_lines(path)
+    return pl.concat(frames) if frames else \
+        pl.DataFrame(schema={"line_no": pl.Int64, "line": pl.String})
+
+
+def _data_rows(df: pl.DataFrame, comments: bool = True) -> pl.DataFrame:
     stripped = pl.col("line").str.strip_chars()
-    return df.filter((stripped != "") & ~stripped.str.starts_with("#"))
-def first_line(df: pl.DataFrame, mask: pl.Expr | pl.Series) -> int | None:
-    """The ``line_no`` of the first row of ``df`` where ``mask`` holds, else None."""
-    hit = df.filter(mask)
-    return int(hit["line_no"][0]) if hit.height else None
+    return df.filter((stripped != "") & ~stripped.str.starts_with("#")) if comments \
+        else df.filter(stripped != "")
 
 
-def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str | None,
-                 fmt: str) -> pl.DataFrame:
-    """Split the ``line`` column of ``df`` into white-space separated fields
-    ``names`` plus, if ``rest`` is given, the remainder of the line (possibly
-    empty) as column ``rest``.  A line with too few fields raises InputError."""
-    fields = r"\s+".join(r"(\S+)" for _ in names)
-    pattern = r"^\s*" + fields + (r"(?:\s+(.*?))?\s*$" if rest else r"\s*$")
-    cols = names + ([rest] if rest else [])
-    parts = df["line"].str.extract_groups(pattern).struct.rename_fields(cols)
-    out = df.select("line_no").with_columns(parts.struct.unnest())
-    bad = first_line(out, pl.col(names[0]).is_null())
-    if bad is not None:
-        n = len(names)
-        want = f"{n} fields and the rest of the line" if rest else f"exactly {n} fields"
-        raise InputError(path, f"line {bad}",
-                         f"expected {want} separated by white space ({fmt})",
-                         f"write the line as `{fmt}`")
-    if rest:
-        out = out.with_columns(pl.col(rest).fill_null(""))
-    return out
+_SINGLE_BREAKS = (b"\r", b"\v", b"\f", b"\x1c", b"\x1d", b"\x1e")
+_UTF8_BREAKS = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
 
 
-def check_one_tag(path: str | Path, df: pl.DataFrame, col: str = "tag") -> str:
-    """The single run tag of a run file; a line naming another tag raises InputError."""
-    tag = df[col][0]
-    bad = first_line(df, pl.col(col) != tag)
-    if bad is not None:
-        other = df.filter(pl.col("line_no") == bad)[col][0]
-        raise InputError(path, f"line {bad}",
-                         f"the line names run tag '{other}' but the file's first line names '{tag}'",
-                         "put each run in its own file (one run tag per file)")
-    return tag
+def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+               comments: bool = True) -> list[pl.DataFrame]:
+    """The non-blank lines of the UTF-8 text file ``path`` (without the ``#``
+    comment lines when ``comments`` is true), read
+    and parsed in batches of about :data:`BATCH_BYTES` bytes (whole lines):
+    each batch is a frame ``line_no (Int64), line (String)`` passed to
+    ``parse`` (default: kept as it is); the parsed batches are returned.
+
+    Memory holds one batch of text at a time, never the whole file.  The
+    errors are exactly :func:`read_text`'s on the whole text, in the same
+    order: a limit (raised while reading), an empty file, the first invalid
+    byte, the first line-break character, then the first error ``parse``
+    raises (``parse`` must check its batch in line order).  An error found in
+    a batch is held while the rest of the file is read for an error that
+    comes first in that order."""
+    decode_err = break_err = parse_err = None
+    frames: list[pl.DataFrame] = []
+    line0, blank, first = 1, True, True
+    for batch in _batches(Path(path)):
+        if blank and not batch.isspace():
+            blank = False
+        lines = batch.count(b"\n")
+        start, line0 = line0, line0 + lines
+        if first:
+            first = False
+            if batch.startswith(_BOM):
+                batch = batch[len(_BOM):]
+        if decode_err is not None:
+            continue
+        ascii_only = batch.isascii()
+        if not ascii_only:
+            try:
+                batch.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                pos = exc.start
+                line = start + batch.count(b"\n", 0, pos)
+                decode_err = InputError(path, f"line {line}",
+                                        f"byte 0x{batch[pos]:02x} is not valid utf-8",
+                                        "save the file as utf-8")
+                continue
+        if break_err is not None:
+            continue
+        if b"\r" in batch:
+            batch = batch.replace(b"\r\n", b"\n")
+        hits = [(i, b) for b in _SINGLE_BREAKS + (() if ascii_only else _UTF8_BREAKS)
+                if (i := batch.find(b)) >= 0]
+        if hits:
+            pos, char = min(hits)
+            break_err = _break_error(path, start + batch.count(b"\n", 0, pos),
+                                     char.decode("utf-8"))
+            continue
+        if parse_err is not None:
+            continue
+        df = _data_rows(_batch_frame(batch, start), comments)
+        if df.height:
+            try:
+                frames.append(parse(df) if parse is not None else df)
+            except InputError as exc:
+                parse_err = exc
+    if blank:
+        raise _empty(Path(path))
+    for err in (decode_err, break_err, parse_err):
+        if err is not None:
+            raise err
+    return frames
 
 
-def check_unique(path: str | Path, df: pl.DataFrame, keys: list[str], what: str,
-                 fix: str) -> None:
-    """Raise InputError at the first line repeating a value of ``keys``."""
-    dup = first_line(df, ~pl.struct(keys).is_first_distinct())
-    if dup is not None:
-        row = df.filter(pl.col("line_no") == dup).row(0, named=True)
-        val = " ".join(str(row[k]) for k in keys)
-        raise InputError(path, f"line {dup}", f"duplicate {what} ({val})", fix)
+def first_data_line(path: str | Path) -> tuple[int, str] | None:
+    """``(line_no, line)`` of the first line of ``path`` that :func:`data_lines`
+    yields (None if there is none), after the same checks of the whole file
+    (limits, encoding, line breaks), without a Python string per line."""
+    def first(df: pl.DataFrame) -> pl.DataFrame:
+        # (Python's white space includes U+001F, which polars' does not)
+        for i, line in enumerate(df["line"]):
+            if line.strip() and not line.lstrip().startswith("#"):
+                return df.slice(i, 1)
+        return df.clear()
+
+    frames = [f for f in scan_lines(path, first) if f.height]
+    return (int(frames[0]["line_no"][0]), frames[0]["line"][0]) if frames else None
+
+
+def _batches(path: Path) -> Iterator[bytes]:
+    """``path``'s bytes in batches of whole lines: a batch closes at the end of
+    the first read chunk that brings it to :data:`BATCH_BYTES` bytes or
+    :data:`BATCH_LINES` lines (so a file of blank lines is not read as
+    millions of rows at once)."""
+    buf = bytearray()
+    lines = 0
+    for chunk in _chunks(path, text=True):
+        buf += chunk
+        lines += chunk.count(b"\n")
+        if len(buf) >= BATCH_BYTES or lines >= BATCH_LINES:
+            cut = buf.rfind(b"\n") + 1
+            if cut:
+                yield bytes(buf[:cut])
+                del buf[:cut]
+                lines = 0
+    if buf:
+        yield bytes(buf)
+
+
+def _batch_frame(batch: bytes, start: int) -> pl.DataFrame:
+    """The lines of ``batch`` (valid UTF-8) as a frame ``line_no, line``: the
+    batch is one string split on its line feeds by polars (no Python string
+    per line)."""
+    lines = pl.Series("line", [batch.decode("utf-8")], dtype=pl.String).str.split("\n").explode()
+    return pl.DataFrame({"line_no": pl.int_range(start, start + len(lines), eager=True),
+                         "line": lines})
 
 
 def end_of_file(path: str | Path) -> str:

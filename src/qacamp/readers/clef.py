@@ -23,6 +23,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
+from . import _clef_columns
 from ._text import data_lines, end_of_file
 
 JUDGMENT_SET = "official"
@@ -80,7 +81,12 @@ def read_questions(path: str | Path) -> pl.DataFrame:
 
 
 def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Read a judged CLEF QA run TSV -> ``(responses, judgments)`` (set ``official``)."""
+    """Read a judged CLEF QA run TSV -> ``(responses, judgments)`` (set ``official``);
+    a canonical file is read on columns (:mod:`._clef_columns`), any other, or
+    one failing a check, line by line."""
+    fast = _clef_columns.run(path, JUDGMENT_SET, RUN_HEADER)
+    if fast is not None:
+        return fast
     fmt = "\t".join(RUN_HEADER)
     lines = _lines(path)
     header = _header(path, lines, fmt.replace("\t", "<TAB>"))

@@ -42,9 +42,12 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
+from . import _pan_columns
 from ._text import control_character, data_lines, end_of_file
 
 JUDGMENT_SET = "gold"
+OPTIONS = (("Y", "same author"), ("N", "different authors"))
+"""The options of every problem, in order: Y (same author), N (different authors)."""
 
 
 class _DuplicateKey(ValueError):
@@ -173,7 +176,13 @@ def run_name(path: str | Path) -> str:
 
 
 def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Read ``truth.jsonl`` (or a PAN 2014-2015 ``truth.txt``) -> ``(questions, options)``."""
+    """Read ``truth.jsonl`` (or a PAN 2014-2015 ``truth.txt``) -> ``(questions, options)``.
+
+    JSON lines in the canonical shape are read on columns (:mod:`._pan_columns`);
+    any other file, or one that fails a check, line by line."""
+    fast = None if is_text_format(path) else _pan_columns.truth(path, OPTIONS)
+    if fast is not None:
+        return fast
     qrows, orows = [], []
     seen: dict[str, int] = {}
     for no, qid, same in _truth_rows(path):
@@ -185,9 +194,9 @@ def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
             raise InputError(path, f"line {no}", f"same is {_short(same)}",
                              "write true or false (text format: Y or N)")
         qrows.append({"qid": qid, "qtype": "VERIFICATION", "position": len(qrows) + 1})
-        orows.append({"qid": qid, "option": "Y", "text": "same author", "correct": same, "is_noa": False})
-        orows.append({"qid": qid, "option": "N", "text": "different authors", "correct": not same,
-                      "is_noa": False})
+        for option, text in OPTIONS:
+            orows.append({"qid": qid, "option": option, "text": text,
+                          "correct": same if option == "Y" else not same, "is_noa": False})
     return (tables.conform("questions", pl.DataFrame(qrows, schema_overrides={"position": pl.Int32}),
                            str(path)),
             tables.conform("options", pl.DataFrame(orows), str(path)))
@@ -196,9 +205,14 @@ def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
 def read_answers(path: str | Path, questions: pl.DataFrame,
                  options: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read one run's ``answers.jsonl`` (or PAN 2014-2015 ``answers.txt``) ->
-    ``(responses, judgments)`` judged against the truth."""
+    ``(responses, judgments)`` judged against the truth (on columns in the
+    canonical case, as :func:`read_truth`)."""
     path = Path(path)
     run = run_name(path)
+    fast = None if is_text_format(path) else \
+        _pan_columns.answers(path, run, questions, options, JUDGMENT_SET)
+    if fast is not None:
+        return fast
     known = set(questions["qid"].to_list())
     truth = {q: o for q, o, c in options.select("qid", "option", "correct").iter_rows() if c}
     rrows, jrows = [], []

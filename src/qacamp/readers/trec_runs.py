@@ -27,7 +27,8 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
-from ._text import check_one_tag, check_unique, first_line, lines_frame, no_data, split_fields
+from ._fields import check_one_tag, check_unique, first_line, split_fields
+from ._text import lines_frame, no_data, scan_lines
 
 JUDGMENT_MAP = {"R": "R", "W": "W", "U": "U", "X": "X", "L": "L",
                 "1": "R", "-1": "W", "2": "U", "3": "X"}
@@ -43,10 +44,12 @@ OTHER2_FMT = "qid tag item nugget"
 
 
 def _frame(path, names, rest, fmt) -> pl.DataFrame:
-    df = lines_frame(path)
-    if df.height == 0:
+    """The fields of the data lines of ``path``, split batch by batch as the
+    file is read (:func:`._text.scan_lines`)."""
+    frames = scan_lines(path, lambda df: split_fields(path, df, names, rest, fmt))
+    if not frames:
         raise no_data(path, fmt)
-    return split_fields(path, df, names, rest, fmt)
+    return pl.concat(frames)
 
 
 def _judgments(path, df: pl.DataFrame, col: str = "judgment",

@@ -1,0 +1,87 @@
+"""Columns of line-oriented files: split a frame of lines into white-space
+separated fields and check them with vectorised filters, each check raising
+:class:`~qacamp.errors.InputError` at the first offending line (file, line,
+what is wrong, how to fix it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import InputError
+
+
+def first_line(df: pl.DataFrame, mask: pl.Expr | pl.Series) -> int | None:
+    """The ``line_no`` of the first row of ``df`` where ``mask`` holds, else None."""
+    hit = df.select(pl.col("line_no").filter(mask).first()).item()
+    return None if hit is None else int(hit)
+
+
+def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str | None,
+                 fmt: str) -> pl.DataFrame:
+    """Split the ``line`` column of ``df`` into white-space separated fields
+    ``names`` plus, if ``rest`` is given, the remainder of the line (possibly
+    empty) as column ``rest``.  A line with too few fields raises InputError.
+
+    Lines whose first fields are separated by single spaces are split on the
+    space (the rest stripped of white space at both ends); only the other
+    lines go through the white-space regular expression, which gives the same
+    fields on both."""
+    fields = r"\s+".join(r"(\S+)" for _ in names)
+    pattern = r"^\s*" + fields + (r"(?:\s+(.*?))?\s*$" if rest else r"\s*$")
+    simple = "^" + " ".join(r"\S+" for _ in names) + ("(?: |$)" if rest else "$")
+    cols = names + ([rest] if rest else [])
+    line = pl.col("line")
+    split = line.str.splitn(" ", len(cols)).struct.rename_fields(cols)
+    df = df.with_columns(line.str.contains(simple).alias("_simple"))
+    if df["_simple"].all():
+        out = df.select("line_no", split.struct.unnest())
+    else:
+        simple_line = pl.when(pl.col("_simple")).then(line)
+        out = df.select(
+            "line_no", simple_line.str.splitn(" ", len(cols)).struct.rename_fields(cols)
+            .alias("_split"), pl.when(pl.col("_simple")).then(None).otherwise(line)
+            .str.extract_groups(pattern).struct.rename_fields(cols).alias("_regex"),
+        ).select("line_no", *(pl.coalesce(pl.col("_split").struct.field(c),
+                                          pl.col("_regex").struct.field(c)).alias(c)
+                              for c in cols))
+    if rest:  # (the regex strips the rest of the line; the split on spaces does not)
+        out = out.with_columns(pl.col(rest).str.strip_chars())
+    bad = first_line(out, pl.col(names[0]).is_null())
+    if bad is not None:
+        n = len(names)
+        want = f"{n} fields and the rest of the line" if rest else f"exactly {n} fields"
+        raise InputError(path, f"line {bad}",
+                         f"expected {want} separated by white space ({fmt})",
+                         f"write the line as `{fmt}`")
+    if rest:
+        out = out.with_columns(pl.col(rest).fill_null(""))
+    return out
+
+
+def check_one_tag(path: str | Path, df: pl.DataFrame, col: str = "tag") -> str:
+    """The single run tag of a run file; a line naming another tag raises InputError."""
+    tag = df[col][0]
+    bad = first_line(df, pl.col(col) != tag)
+    if bad is not None:
+        other = df.filter(pl.col("line_no") == bad)[col][0]
+        raise InputError(path, f"line {bad}",
+                         f"the line names run tag '{other}' but the file's first line names '{tag}'",
+                         "put each run in its own file (one run tag per file)")
+    return tag
+
+
+def check_unique(path: str | Path, df: pl.DataFrame, keys: list[str], what: str,
+                 fix: str) -> None:
+    """Raise InputError at the first line repeating a value of ``keys``."""
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    # as many distinct hashes as rows: no repeat (a hash collision only ever
+    # lowers the count, and then the search below finds nothing)
+    if df.select(key.hash().n_unique()).item() == df.height:
+        return
+    dup = first_line(df, ~key.is_first_distinct())
+    if dup is not None:
+        row = df.filter(pl.col("line_no") == dup).row(0, named=True)
+        val = " ".join(str(row[k]) for k in keys)
+        raise InputError(path, f"line {dup}", f"duplicate {what} ({val})", fix)
