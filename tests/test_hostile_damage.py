@@ -244,6 +244,30 @@ def test_workflow_check_removes_every_flipped_file_it_owns(camp, tmp_path):
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == files
 
 
+def test_a_dry_run_says_what_it_would_rebuild_and_changes_nothing(camp, tmp_path):
+    """Snakemake's -n: the outdir's check names the damaged file but leaves it
+    (and its time stamp) as it is, and creates no new outdir."""
+    from qacamp.io import prepare_outdir
+
+    assert prepare_outdir(tmp_path / "new", dry_run=True) == []
+    assert not (tmp_path / "new").exists()
+    out = tmp_path / "results"
+    shutil.copytree(camp / "c", out / "c")
+    (out / ".qacamp-output").mkdir()
+    path = out / "c" / SCANNED[0]
+    good = path.read_bytes()
+    cls, pos, bit = positions(good)[150]
+    path.write_bytes(flipped(good, pos, bit))
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    done = prepare_outdir(out, dry_run=True)
+    assert len(done) == 1 and done[0].startswith(f"{path} changed since it was written")
+    assert done[0].endswith("a run removes and rebuilds it")
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*")
+            if p.is_file()} == before
+    assert prepare_outdir(out)[0].endswith("removed, this run rebuilds it")
+    assert not path.exists()
+
+
 def test_truncation_garbage_and_absurd_lengths_are_one_clean_error(camp, tmp_path, capfd):
     good = (camp / "c" / "scores" / "runs.parquet").read_bytes()
     n = len(good)

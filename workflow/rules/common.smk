@@ -82,13 +82,25 @@ SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.par
 # full disk), refuse folder outputs holding a user's file (Snakemake replaces
 # them whole), remove every file qacamp owns that changed since it was
 # written and age every stale one, so that this run rebuilds them
-# (qacamp.io.prepare_outdir).  Also done by dry runs and `--lint`.
+# (qacamp.io.prepare_outdir).  A dry run (-n) checks the same and says what a
+# run would rebuild, but changes nothing on disk.
+def _dry_run():
+    """Snakemake's command line asks for a dry run (-n, --dry-run)."""
+    from snakemake.cli import get_argument_parser
+
+    try:
+        return bool(get_argument_parser().parse_known_args(sys.argv[1:])[0].dryrun)
+    except (SystemExit, Exception):  # an argument line Snakemake itself refuses
+        return False
+
+
 if workflow.is_main_process:
     try:
         for _line in prepare_outdir(
             OUT,
             [os.path.join(OUT, c, f) for c in CAMPAIGNS for f in ("tables", "figures")]
             + [os.path.join(OUT, "overview")],
+            dry_run=_dry_run(),
         ):
             print(f"qacamp: {_line}", file=sys.stderr)
     except QacampError as exc:

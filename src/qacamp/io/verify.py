@@ -234,11 +234,13 @@ def _age(path: Path, top: Path) -> None:
             break
 
 
-def claim_outdir(out: Path) -> None:
+def claim_outdir(out: Path, dry_run: bool = False) -> None:
     """The workflow's outdir: created and marked when new or empty; refused when
-    it holds files qacamp did not write."""
+    it holds files qacamp did not write.  ``dry_run``: checked, nothing created."""
     try:
         if not os.path.lexists(out):
+            if dry_run:
+                return
             out.mkdir(parents=True)
         elif not out.is_dir():
             raise OutputError(out, "the outdir exists and is not a folder",
@@ -252,18 +254,22 @@ def claim_outdir(out: Path) -> None:
                                   "away; to let qacamp write its files into this folder anyway "
                                   f"(it replaces only files of the names it writes), create "
                                   f"its marker: mkdir {out / MARKER}")
-            (out / MARKER).mkdir()
+            if not dry_run:
+                (out / MARKER).mkdir()
     except OSError as exc:
         raise OutputError(out, exc.strerror or str(exc),
                           "set `outdir:` to a folder on a disk you can write to (free space, "
                           "write permission, not read-only)") from None
 
 
-def prepare_outdir(outdir: str | Path, folder_outputs=()) -> list[str]:
+def prepare_outdir(outdir: str | Path, folder_outputs=(), dry_run: bool = False) -> list[str]:
     """Before the workflow plans (module docstring).  Returns what was done, one
-    line each; a refusal is an :class:`~qacamp.errors.OutputError`."""
+    line each; a refusal is an :class:`~qacamp.errors.OutputError`.
+    ``dry_run`` (Snakemake's ``-n``): the same checks and lines, but nothing on
+    disk is created, removed or re-dated (the plan shown may then reuse a file
+    that the real run rebuilds; the lines say which)."""
     out = Path(outdir)
-    claim_outdir(out)
+    claim_outdir(out, dry_run)
     for folder in map(Path, folder_outputs):
         if not folder.is_dir():
             continue
@@ -279,21 +285,27 @@ def prepare_outdir(outdir: str | Path, folder_outputs=()) -> list[str]:
                                   f"({p.relative_to(folder)}), and the workflow replaces this "
                                   "folder whole when it rebuilds it",
                                   "move that file out of the folder, then rerun")
+    if not out.is_dir():  # a dry run on a new outdir: nothing to check
+        return []
     report = verify_tree(out)
     done = []
+    will = "a run removes and rebuilds it" if dry_run else "removed, this run rebuilds it"
     for f in report.findings:
         if f.kind == "changed" and os.path.isfile(f.path) \
                 and not os.path.islink(f.path):
-            with contextlib.suppress(OSError):
-                os.unlink(f.path)
-                _age(f.path, out)
-                done.append(f"{f.path} changed since it was written ({f.detail}): removed, "
-                            "this run rebuilds it")
+            if not dry_run:
+                with contextlib.suppress(OSError):
+                    os.unlink(f.path)
+                    _age(f.path, out)
+            done.append(f"{f.path} changed since it was written ({f.detail}): {will}")
         elif f.kind == "missing":
-            _age(f.path, out)
+            if not dry_run:
+                _age(f.path, out)
         elif f.kind == "stale" and f.direct:
-            _age(f.path, out)
-            done.append(f"{f.path} is stale ({f.detail}): this run rebuilds it")
+            if not dry_run:
+                _age(f.path, out)
+            done.append(f"{f.path} is stale ({f.detail}): "
+                        + ("a run rebuilds it" if dry_run else "this run rebuilds it"))
     return done
 
 

@@ -45,8 +45,8 @@ def significance_matrix_figure(pairs: pl.DataFrame, runs: list[str], measure: st
     sig_shades = ["#08306b", "#2171b5", "#6baed6", "#9ecae1"]
     other_shades = ["#fdae6b", "#fdd0a2", "#f0f0f0"]
     n_sig = sum(1 for e in edges[1:] if e <= alpha)
-    cmap = ListedColormap(sig_shades[:n_sig] + other_shades[-(len(edges) - 1 - n_sig):])
-    cmap.set_bad("white")
+    cmap = ListedColormap(sig_shades[:n_sig] + other_shades[-(len(edges) - 1 - n_sig):]
+                          ).with_extremes(bad="white")
     size = min(9.0, 3.5 + 0.09 * n)
     with style():
         fig, ax = new_figure(size + 1.2, size)
