@@ -35,7 +35,7 @@ from .baselines import (
     BASELINE_SEEDED,
     BASELINES,
 )
-from .batches import batches, campaign_facts, combine, restrict, scored_runs, shard_runs
+from .batches import batch_runs, campaign_facts, combine, restrict, scored_runs, shard_runs
 from .context import build_context
 from .frames import JS, OUT_SCHEMAS, OUT_SORT, SCOPES, Collector, concat_sorted, runs_wide
 from .judged import judged_units
@@ -87,7 +87,7 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
     mine = shard_runs(names, *shard)
     if names and not mine:  # an empty shard: the campaign-level rows only
         return head.finish()
-    blocks = batches(mine, judged) or [[]]
+    blocks = batch_runs(mine, judged) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)
     parts = []

@@ -15,7 +15,7 @@ The runs to score (participants and baselines) are sorted by name and cut
 into contiguous blocks: shard ``I`` of ``N`` holds block ``I`` of
 ``ceil(runs / N)`` runs (:func:`shard_runs`), and inside a process the runs
 are scored in batches of at most :data:`BATCH_CELLS` (run, unit) cells
-(:func:`batches`).  Every output row belongs to one run and every float sum
+(:func:`batch_runs`).  Every output row belongs to one run and every float sum
 stays inside one run, in the same fixed order as in one pass, so the batches'
 and shards' rows are the same numbers; :func:`combine` puts them back in the
 canonical order (judgment set, then run: blocks are contiguous in run order),
@@ -57,7 +57,7 @@ def shard_runs(names: list[str], shard: int, n_shards: int) -> list[str]:
     return names[shard * size:(shard + 1) * size]
 
 
-def batches(names: list[str], judged: Judged) -> list[list[str]]:
+def batch_runs(names: list[str], judged: Judged) -> list[list[str]]:
     """``names`` cut into batches of at most :data:`BATCH_CELLS` grid cells."""
     units = judged.question.height + judged.lists.height + judged.other.height
     per = max(1, BATCH_CELLS // max(1, units))
@@ -119,5 +119,5 @@ def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     return out
 
 
-__all__ = ["BATCH_CELLS", "batches", "campaign_facts", "combine", "restrict", "scored_runs",
+__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "restrict", "scored_runs",
            "shard_runs"]
