@@ -50,19 +50,24 @@ def run(args) -> int:
                  temporary=args.shard is not None):
         if args.merge:
             _merge(ingest, args.merge, args.out)
-        elif args.shard is not None:
-            _score_shard(ingest, shard, args.out)
         else:
-            campaign, kind, tables = _read(ingest)
-            from ..scoring import score_campaign
-
-            _write(campaign, kind, score_campaign(kind, tables, campaign), args.out)
+            campaign, kind, files = _score(ingest, shard)
+            if args.shard is None:
+                _write(campaign, kind, files, args.out)
+            else:
+                _write_shard(ingest, kind, shard, files, args.out)
     return 0
 
 
-def _read(ingest: Path):
+def _score(ingest: Path, shard: tuple[int, int]):
+    """(campaign, kind, Parquet bytes of the four score tables) of the runs of
+    ``shard``, scored batch by batch (each batch's frames written to bytes and
+    dropped before the next)."""
     from ..ingest import read_resolved
     from ..io import read_parquet
+    from ..io.parquet import parquet_bytes
+    from ..scoring import OUT_SCHEMAS, score_batches
+    from ..scoring.batches import combine_bytes
     from ..tables import SCHEMAS
 
     campaign = read_resolved(ingest / "campaign.json")
@@ -71,19 +76,26 @@ def _read(ingest: Path):
     tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
               for name in SCHEMAS}
     kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
-    return campaign, kind, tables
+    parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
+             for part in score_batches(kind, tables, campaign, shard)]
+    del tables
+    return campaign, kind, combine_bytes(parts)
 
 
-def _write(campaign: dict, kind: str, result: dict, out) -> None:
+def _write(campaign: dict, kind: str, files: dict, out) -> None:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from ..io import write_scores
     from ..report.formats import spreadsheet_safe
-    from ..scoring import OUT_SCHEMAS, primary_set, runs_wide
+    from ..scoring import primary_set, runs_wide
 
-    present = sorted(result["runs"]["judgment_set"].unique().to_list())
+    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
+    present = sorted(runs["judgment_set"].unique().to_list())
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
-    write_scores({name: result[name] for name in OUT_SCHEMAS},
-                 spreadsheet_safe(runs_wide(result["runs"], primary, kind)), out)
+    write_scores(files, spreadsheet_safe(runs_wide(runs, primary, kind)), out)
 
 
 def _settings(ingest: Path, kind: str) -> str:
@@ -97,18 +109,15 @@ def _settings(ingest: Path, kind: str) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
-def _score_shard(ingest: Path, shard: tuple[int, int], out) -> None:
+def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], files: dict, out) -> None:
     import polars as pl
 
-    from ..io import write_parquet
+    from ..io import write_bytes, write_parquet
     from ..reliability.shards import ID_SCHEMA
-    from ..scoring import OUT_SCHEMAS, score_campaign
 
-    campaign, kind, tables = _read(ingest)
-    result = score_campaign(kind, tables, campaign, shard=shard)
     out = Path(out)
-    for name in OUT_SCHEMAS:
-        write_parquet(result[name], out / f"{name}.parquet")
+    for name, data in files.items():
+        write_bytes(data, out / f"{name}.parquet", ".parquet")
     identity = pl.DataFrame({"shard": [shard[0]], "n_shards": [shard[1]], "seed": [0],
                              "settings": [_settings(ingest, kind)]}, schema=ID_SCHEMA)
     write_parquet(identity, out / SHARD_ID)
@@ -117,10 +126,10 @@ def _score_shard(ingest: Path, shard: tuple[int, int], out) -> None:
 def _merge(ingest: Path, dirs: list[str], out) -> None:
     from ..errors import InputError
     from ..ingest import read_resolved
-    from ..io import read_parquet
+    from ..io import parquet_file_bytes, read_parquet
     from ..reliability.shards import ID_SCHEMA, check_shards
     from ..scoring import OUT_SCHEMAS
-    from ..scoring.batches import combine
+    from ..scoring.batches import combine_bytes
 
     paths = [str(Path(d) / SHARD_ID) for d in dirs]
     ids = [read_parquet(p, schema=ID_SCHEMA, fix="give the folders written by "
@@ -135,6 +144,6 @@ def _merge(ingest: Path, dirs: list[str], out) -> None:
                              f"than those of {ingest}", "rescore the shards from this ingest "
                              "folder (qacamp score --shard I/N)")
     order = sorted(range(len(dirs)), key=lambda k: ids[k]["shard"][0])
-    parts = [{name: read_parquet(Path(dirs[k]) / f"{name}.parquet", schema=schema)
+    parts = [{name: parquet_file_bytes(Path(dirs[k]) / f"{name}.parquet", schema)
               for name, schema in OUT_SCHEMAS.items()} for k in order]
-    _write(campaign, kind, combine(parts), out)
+    _write(campaign, kind, combine_bytes(parts), out)

@@ -21,7 +21,7 @@ denominators is in ``docs/semantics.md``; the measures themselves in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
@@ -65,10 +65,18 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
 
     Returns ``{"outcomes", "units", "runs", "dropped"}`` with the schemas of
     :data:`OUT_SCHEMAS`, rows in canonical order; the same input gives the
-    same bits on every run, for any shard count.  The runs are scored in
-    batches (:data:`.batches.BATCH_CELLS`) so that memory follows the batch,
-    not the campaign.
+    same bits on every run, for any shard count.
     """
+    return combine(list(score_batches(kind, tables, options, shard)))
+
+
+def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
+                  options: Mapping[str, Any] | None = None,
+                  shard: tuple[int, int] = (0, 1)) -> Iterator[dict[str, pl.DataFrame]]:
+    """:func:`score_campaign`'s result batch by batch of runs
+    (:data:`.batches.BATCH_CELLS`), in run order, so that a caller writing
+    them as they come holds one batch's frames at a time.  The campaign-level
+    ``dropped`` rows come with the first batch (later batches have none)."""
     opts = resolve_options(kind, options)
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
@@ -79,23 +87,26 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
         matrix = t["matrix"] if len(mine) == len(names) else \
             t["matrix"].filter(pl.col("run").is_in(mine))
         _score_matrix(matrix, opts, out)
-        return out.finish()
+        yield out.finish()
+        return
     ctx = build_context(kind, t, opts)
     head = Collector(kind)
     judged = judged_units(ctx, head)
     names = scored_runs(ctx)
     mine = shard_runs(names, *shard)
     if names and not mine:  # an empty shard: the campaign-level rows only
-        return head.finish()
+        yield head.finish()
+        return
     blocks = batch_runs(mine, judged) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)
-    parts = []
-    for block in blocks:
-        out = head if not parts else Collector(kind)
+    for i, block in enumerate(blocks):
+        out = head if i == 0 else Collector(kind)
         _score_runs(restrict(ctx, block, whole=len(block) == len(names)), judged, out)
-        parts.append(out.finish())
-    return combine(parts)
+        part = out.finish()
+        if i:  # campaign-level: the first batch's
+            part["dropped"] = part["dropped"].clear()
+        yield part
 
 
 def _score_runs(ctx, judged, out: Collector) -> None:
@@ -128,4 +139,5 @@ def _score_matrix(matrix: pl.DataFrame, opts: dict, out: Collector) -> None:
 
 __all__ = ["BASELINES", "BASELINE_EXPECTED", "BASELINE_NCA", "BASELINE_NOTHING",
            "BASELINE_SEEDED", "DEFAULT_SET", "KINDS", "OUT_SCHEMAS", "OUT_SORT", "SCOPES",
-           "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_campaign"]
+           "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_batches",
+           "score_campaign"]

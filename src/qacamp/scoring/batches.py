@@ -119,5 +119,17 @@ def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     return out
 
 
-__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "restrict", "scored_runs",
+def combine_bytes(parts: list[dict]) -> dict:
+    """:func:`combine` of blocks given as Parquet bytes (one dict of bytes per
+    block, :func:`qacamp.io.parquet.parquet_bytes`): the bytes of the combined
+    frames, written row group by row group (memory: the blocks' compressed
+    bytes and one row group)."""
+    from ..io.parquet import concat_parquet_bytes
+
+    return {name: concat_parquet_bytes([p[name] for p in (parts[:1] if name == "dropped"
+                                                            else parts)], JS)
+            for name in OUT_SCHEMAS}
+
+
+__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "combine_bytes", "restrict", "scored_runs",
            "shard_runs"]
