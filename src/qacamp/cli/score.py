@@ -63,6 +63,8 @@ def _score(ingest: Path, shard: tuple[int, int]):
     """(campaign, kind, Parquet bytes of the four score tables) of the runs of
     ``shard``, scored batch by batch (each batch's frames written to bytes and
     dropped before the next)."""
+    import pyarrow as pa
+
     from ..ingest import read_resolved
     from ..io import read_parquet
     from ..io.parquet import parquet_bytes
@@ -71,11 +73,16 @@ def _score(ingest: Path, shard: tuple[int, int]):
     from ..tables import SCHEMAS
 
     campaign = read_resolved(ingest / "campaign.json")
-    # every table ingest writes, verified and checked against its declared
-    # schema (another table's file is refused, never conformed)
-    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
-              for name in SCHEMAS}
     kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
+    # every table ingest writes, verified and checked against its declared
+    # schema (another table's file is refused, never conformed); the response
+    # columns the scoring never reads are not decoded (memory)
+    unused = {"docid"} | (set() if kind == "pan" else {"score"})
+    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name],
+                                 columns=[c for c in SCHEMAS[name] if c not in unused]
+                                 if name == "responses" else None)
+              for name in SCHEMAS}
+    pa.default_memory_pool().release_unused()  # the Parquet decoding's buffers
     parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
              for part in score_batches(kind, tables, campaign, shard)]
     del tables

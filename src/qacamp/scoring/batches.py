@@ -37,9 +37,10 @@ from .frames import JS, OUT_SCHEMAS
 from .judged import Judged
 from .outcomes import has_multi
 
-#: Largest (judgment set, unit) x run grid one batch of runs builds: about
-#: 1 GB of intermediate frames at its widest.
-BATCH_CELLS = 2_000_000
+#: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
+#: five per-question rows of ``units`` per cell, about 0.5 GB of frames at the
+#: widest, bench_memory.py).
+BATCH_CELLS = 500_000
 #: Tables with one row per run's response (a batch keeps its runs' rows).
 RUN_TABLES = ("responses", "judgments", "nugget_matches")
 
@@ -67,7 +68,8 @@ def batch_runs(names: list[str], judged: Judged) -> list[list[str]]:
 def campaign_facts(ctx: Context, judged: Judged) -> Context:
     """``ctx`` with the facts that look across runs (module docstring) fixed."""
     qids = judged.question.select("qid").unique()
-    r = ctx.t["responses"].join(qids, on="qid", how="semi")
+    r = ctx.t["responses"].select("run", "qid", "item", "answered", "nil").join(
+        qids, on="qid", how="semi")
     multi = has_multi(r)
     nil = None
     if ctx.kind.startswith("trec"):
