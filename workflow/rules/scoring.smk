@@ -35,13 +35,13 @@ rule score:
     params:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         outdir=lambda wc, output: os.path.dirname(output.files[0]),
-        merge=lambda wc, input: argv("--merge", *input.shards) if input.shards else "",
+        merge_argv=lambda wc, input: argv("--merge", *input.shards) if input.shards else "",
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/score.log"),
     shell:
-        "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge} "
+        "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge_argv} "
         "2> {log:q}"
 
 
