@@ -98,3 +98,29 @@ def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     assert _qacamp("score", "--ingest", ingest, "--out", d / "whole") == 0
     capsys.readouterr()
     _refused(capsys, ingest, d / "m5", [d / "whole"], ["shard.parquet"])
+
+
+def test_workflow_score_shards_merge_to_the_unsharded_bytes(tmp_path):
+    """Config `score_shards: 3`: the score rule fans out to 3 shard jobs (temp
+    folders, a log each) and a merge; the scores are the bytes of one
+    unsharded `qacamp score` of the same ingest folder."""
+    import yaml
+    from workflow_util import small_clef_campaign, snakemake
+
+    cfg_path = small_clef_campaign(tmp_path, runs=7)
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["score_shards"] = 3
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=True))
+    outdir = tmp_path / cfg.get("outdir", "results")
+    res = snakemake(tmp_path, f"{cfg.get('outdir', 'results')}/mine/scores/runs.csv",
+                    configfile=cfg_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    logs = outdir / "mine" / "logs"
+    assert sorted(p.name for p in logs.glob("score.*.log")) == [
+        "score.0.log", "score.1.log", "score.2.log"]
+    assert not any((outdir / "mine" / "score_shards").glob("*"))  # temp: removed
+    assert _qacamp("score", "--ingest", outdir / "mine" / "ingest", "--out",
+                   tmp_path / "whole") == 0
+    for f in FILES:
+        assert (outdir / "mine" / "scores" / f).read_bytes() == \
+            (tmp_path / "whole" / f).read_bytes(), f
