@@ -117,7 +117,9 @@ def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
         df = pl.concat([p[name] for p in parts])
         # blocks are contiguous in run order: within a judgment set their rows
         # are already in order; a stable sort on the judgment set interleaves them
-        out[name] = df.sort(JS, nulls_last=True, maintain_order=True)
+        if df[JS].n_unique() > 1:
+            df = df.sort(JS, nulls_last=True, maintain_order=True)
+        out[name] = df
     return out
 
 
