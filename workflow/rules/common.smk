@@ -61,6 +61,7 @@ if OUT.startswith("-"):
     OUT = os.path.join(".", OUT)
 CAMPAIGNS = sorted(config["campaigns"])
 SHARDS = int(config["shards"])
+SCORE_SHARDS = int(config.get("score_shards", 1))
 INGEST_TABLES = [
     "questions",
     "options",

@@ -1,19 +1,48 @@
-rule score:
-    """Score every run with every measure of the campaign's kind, at every scope."""
+rule score_shard:
+    """Score block I of the runs (name order) of a campaign: a shard folder for
+    `qacamp score --merge` (config `score_shards` > 1)."""
     input:
         tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
         resolved=out("{campaign}/ingest/campaign.json"),
+    output:
+        temp(directory(out("{campaign}/score_shards/{shard}"))),
+    params:
+        ingest=lambda wc, input: os.path.dirname(input.resolved),
+        shard=lambda wc: f"{wc.shard}/{SCORE_SHARDS}",
+    conda:
+        "../envs/qacamp.yaml"
+    log:
+        out("{campaign}/logs/score.{shard}.log"),
+    shell:
+        "qacamp score --ingest {params.ingest:q} --out {output:q} --shard {params.shard:q} "
+        "2> {log:q}"
+
+
+rule score:
+    """Score every run with every measure of the campaign's kind, at every scope:
+    in one job, or (config `score_shards` > 1) by merging the shard folders,
+    byte-identical to one job."""
+    input:
+        tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
+        resolved=out("{campaign}/ingest/campaign.json"),
+        shards=lambda wc: (
+            [out(f"{wc.campaign}/score_shards/{i}") for i in range(SCORE_SHARDS)]
+            if SCORE_SHARDS > 1
+            else []
+        ),
     output:
         files=expand(out("{{campaign}}/scores/{f}"), f=SCORE_FILES),
     params:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         outdir=lambda wc, output: os.path.dirname(output.files[0]),
+        merge_argv=lambda wc, input: argv("--merge", *input.shards) if input.shards else "",
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/score.log"),
     shell:
-        "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} 2> {log:q}"
+        "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge_argv} "
+        "2> {log:q}"
 
 
 rule duckdb:

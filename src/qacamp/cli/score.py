@@ -1,10 +1,24 @@
-"""`qacamp score`: score an ingested campaign (used by the Snakemake rule)."""
+"""`qacamp score`: score an ingested campaign (used by the Snakemake rule).
+
+    qacamp score --ingest DIR --out DIR                  # the whole campaign
+    qacamp score --ingest DIR --out SHARD_DIR --shard I/N  # block I of N of the runs
+    qacamp score --ingest DIR --out DIR --merge SHARD_DIR...  # the N shards -> the scores
+
+A shard folder holds the four score tables of its runs and ``shard.parquet``,
+its identity (:data:`qacamp.reliability.shards.ID_SCHEMA`: index, count, and
+a SHA-256 of the ingest tables scored).  ``--merge`` refuses a missing,
+repeated or foreign shard, and writes the same bytes as one unsharded
+``qacamp score`` (:mod:`qacamp.scoring.batches`).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from . import HELP, add_force_option
+
+SHARD_ID = "shard.parquet"
 
 
 def register(sub):
@@ -12,30 +26,131 @@ def register(sub):
     p.add_argument("--ingest", required=True, metavar="DIR",
                    help="the campaign's ingest folder (tables and campaign.json)")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="the scores folder to write (new, empty, or written by qacamp)")
+                   help="the scores folder to write (new, empty, or written by qacamp); "
+                        "with --shard, the shard's folder")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--shard", metavar="I/N", default=None,
+                     help="score only shard I of N (0-based): block I of the runs in name "
+                          "order, written for --merge")
+    how.add_argument("--merge", nargs="+", metavar="SHARD_DIR", default=None,
+                     help="merge the N shard folders of `--shard I/N` (any order) into the "
+                          "scores of the campaign of --ingest")
     add_force_option(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ..ingest import read_resolved
-    from ..io import read_parquet, write_scores, writing
-    from ..report.formats import spreadsheet_safe
-    from ..scoring import OUT_SCHEMAS, primary_set, runs_wide, score_campaign
-    from ..tables import SCHEMAS
+    from ..io import writing
+    from ..reliability.seeds import parse_shard
 
     ingest = Path(args.ingest)
-    with writing("qacamp score", dirs=[args.out], inputs=[ingest], force=args.force):
-        campaign = read_resolved(ingest / "campaign.json")
-        # every table ingest writes, verified and checked against its declared
-        # schema (another table's file is refused, never conformed)
-        tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
-                  for name in SCHEMAS}
-        kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
-        result = score_campaign(kind, tables, campaign)
-        present = sorted(result["runs"]["judgment_set"].unique().to_list())
-        flat = dict(campaign.get("options") or {}) | campaign
-        primary = primary_set(kind, flat, present)
-        write_scores({name: result[name] for name in OUT_SCHEMAS},
-                     spreadsheet_safe(runs_wide(result["runs"], primary, kind)), args.out)
+    shard = parse_shard(args.shard)
+    inputs = [ingest, *(args.merge or [])]
+    with writing("qacamp score", dirs=[args.out], inputs=inputs, force=args.force,
+                 temporary=args.shard is not None):
+        if args.merge:
+            _merge(ingest, args.merge, args.out)
+        else:
+            campaign, kind, files = _score(ingest, shard)
+            if args.shard is None:
+                _write(campaign, kind, files, args.out)
+            else:
+                _write_shard(ingest, kind, shard, files, args.out)
     return 0
+
+
+def _score(ingest: Path, shard: tuple[int, int]):
+    """(campaign, kind, Parquet bytes of the four score tables) of the runs of
+    ``shard``, scored batch by batch (each batch's frames written to bytes and
+    dropped before the next)."""
+    import pyarrow as pa
+
+    from ..ingest import read_resolved
+    from ..io import read_parquet
+    from ..io.parquet import parquet_bytes
+    from ..scoring import OUT_SCHEMAS, score_batches
+    from ..scoring.batches import combine_bytes
+    from ..tables import SCHEMAS
+
+    campaign = read_resolved(ingest / "campaign.json")
+    kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
+    # every table ingest writes, verified and checked against its declared
+    # schema (another table's file is refused, never conformed); the response
+    # columns the scoring never reads are not decoded (memory)
+    unused = {"docid"} | (set() if kind == "pan" else {"score"})
+    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name],
+                                 columns=[c for c in SCHEMAS[name] if c not in unused]
+                                 if name == "responses" else None)
+              for name in SCHEMAS}
+    pa.default_memory_pool().release_unused()  # the Parquet decoding's buffers
+    parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
+             for part in score_batches(kind, tables, campaign, shard)]
+    del tables
+    return campaign, kind, combine_bytes(parts)
+
+
+def _write(campaign: dict, kind: str, files: dict, out) -> None:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..io import write_scores
+    from ..report.formats import spreadsheet_safe
+    from ..scoring import primary_set, runs_wide
+
+    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
+    present = sorted(runs["judgment_set"].unique().to_list())
+    flat = dict(campaign.get("options") or {}) | campaign
+    primary = primary_set(kind, flat, present)
+    write_scores(files, spreadsheet_safe(runs_wide(runs, primary, kind)), out)
+
+
+def _settings(ingest: Path, kind: str) -> str:
+    """The shard identity's settings: what was scored (the ingest tables' SHA-256)."""
+    from ..io.records import sha256_file
+    from ..tables import SCHEMAS
+
+    names = ["campaign.json", *(f"{name}.parquet" for name in SCHEMAS)]
+    doc = {"analysis": "score", "kind": kind,
+           "ingest_sha256": {n: sha256_file(ingest / n) for n in names}}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], files: dict, out) -> None:
+    import polars as pl
+
+    from ..io import write_bytes, write_parquet
+    from ..reliability.shards import ID_SCHEMA
+
+    out = Path(out)
+    for name, data in files.items():
+        write_bytes(data, out / f"{name}.parquet", ".parquet")
+    identity = pl.DataFrame({"shard": [shard[0]], "n_shards": [shard[1]], "seed": [0],
+                             "settings": [_settings(ingest, kind)]}, schema=ID_SCHEMA)
+    write_parquet(identity, out / SHARD_ID)
+
+
+def _merge(ingest: Path, dirs: list[str], out) -> None:
+    from ..errors import InputError
+    from ..ingest import read_resolved
+    from ..io import parquet_file_bytes, read_parquet
+    from ..reliability.shards import ID_SCHEMA, check_shards
+    from ..scoring import OUT_SCHEMAS
+    from ..scoring.batches import combine_bytes
+
+    paths = [str(Path(d) / SHARD_ID) for d in dirs]
+    ids = [read_parquet(p, schema=ID_SCHEMA, fix="give the folders written by "
+                        "`qacamp score --shard I/N`") for p in paths]
+    check_shards("score", paths, ids, command="qacamp score")
+    campaign = read_resolved(ingest / "campaign.json")
+    kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
+    want = _settings(ingest, kind)
+    for path, frame in zip(paths, ids, strict=True):
+        if frame["settings"][0] != want:
+            raise InputError(path, "column settings", "the shard scored other ingest tables "
+                             f"than those of {ingest}", "rescore the shards from this ingest "
+                             "folder (qacamp score --shard I/N)")
+    order = sorted(range(len(dirs)), key=lambda k: ids[k]["shard"][0])
+    parts = [{name: parquet_file_bytes(Path(dirs[k]) / f"{name}.parquet", schema)
+              for name, schema in OUT_SCHEMAS.items()} for k in order]
+    _write(campaign, kind, combine_bytes(parts), out)

@@ -39,11 +39,18 @@ from .files import (
 )
 from .outputs import active, file_mode, writing
 from .records import MARKER, Record, is_marked, record_of, sha256_file
-from .verified import check_parquet, read_bytes, read_json, read_parquet, read_verified
+from .verified import (
+    check_parquet,
+    parquet_file_bytes,
+    read_bytes,
+    read_json,
+    read_parquet,
+    read_verified,
+)
 from .verify import prepare_outdir, recorded_hashes, verify_tree
 
 __all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "Record", "active",
-           "atomic_path", "check_parquet", "file_mode", "is_marked", "output_error",
+           "atomic_path", "check_parquet", "parquet_file_bytes", "file_mode", "is_marked", "output_error",
            "prepare_outdir", "read_bytes", "read_json", "read_parquet", "read_verified",
            "record_of", "recorded_hashes", "remove_stale_temps", "sha256_file", "verify_tree",
            "write_bytes", "write_campaign_duckdb", "write_csv", "write_duckdb", "write_parquet",

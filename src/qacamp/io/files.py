@@ -140,14 +140,16 @@ def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 
 
 def write_scores(frames: dict[str, pl.DataFrame], wide: pl.DataFrame,
                  outdir: str | Path) -> None:
-    """Write the scoring frames (``outcomes``, ``units``, ``runs``, ``dropped``) as
+    """Write the scoring frames (``outcomes``, ``units``, ``runs``, ``dropped``;
+    frames, or their bytes from :func:`qacamp.io.parquet.parquet_bytes`) as
     Parquet into ``outdir`` and the wide run table ``wide`` as ``runs.csv`` (6
     decimals), all or nothing.  The campaign's DuckDB file is
     :func:`write_campaign_duckdb`'s."""
     outdir = Path(outdir)
     with writing("qacamp score", dirs=[outdir]):
         for name, frame in frames.items():
-            write_parquet(frame, outdir / f"{name}.parquet")
+            data = parquet_bytes(frame) if isinstance(frame, pl.DataFrame) else frame
+            write_bytes(data, outdir / f"{name}.parquet", ".parquet")
         write_csv(wide, outdir / "runs.csv", float_precision=6)
 
 

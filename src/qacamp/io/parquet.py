@@ -46,6 +46,56 @@ def parquet_bytes(df: pl.DataFrame) -> pa.Buffer:
     return sink.getvalue()
 
 
+#: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
+ROW_GROUP = 1024 * 1024
+
+
+def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
+    """The rows of the Parquet files ``sources`` (bytes written by
+    :func:`parquet_bytes`, one schema, each sorted on ``key`` first) as one
+    file: for each value of ``key`` in sorted order (nulls last), every
+    source's rows of that value in source order.  The same bytes as
+    :func:`parquet_bytes` of that concatenated frame, written row group by row
+    group: only one row group's rows are held at a time."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if len(sources) == 1:
+        return pa.py_buffer(sources[0])
+    files = [pq.ParquetFile(pa.BufferReader(src)) for src in sources]
+    if not any(f.metadata.num_rows for f in files):
+        return pa.py_buffer(sources[0])
+    values: set = set()
+    for f in files:
+        values.update(f.read(columns=[key]).column(0).unique().to_pylist())
+    ordered = sorted(v for v in values if v is not None) + ([None] if None in values else [])
+    sink = pa.BufferOutputStream()
+    with pq.ParquetWriter(sink, files[0].schema_arrow, **WRITE_OPTIONS) as writer:
+        pending: list[pa.RecordBatch] = []
+        held = 0
+        for value in ordered:
+            for f in files:
+                for batch in f.iter_batches(batch_size=65536):
+                    if len(ordered) > 1:
+                        col = batch.column(key)
+                        batch = batch.filter(col.is_null() if value is None
+                                             else pc.equal(col, value).fill_null(False))
+                    if not batch.num_rows:
+                        continue
+                    pending.append(batch)
+                    held += batch.num_rows
+                    while held >= ROW_GROUP:
+                        table = pa.Table.from_batches(pending).combine_chunks()
+                        writer.write_table(table.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
+                        rest = table.slice(ROW_GROUP)
+                        pending, held = rest.to_batches(), rest.num_rows
+        if held:
+            writer.write_table(pa.Table.from_batches(pending).combine_chunks(),
+                               row_group_size=ROW_GROUP)
+    return sink.getvalue()
+
+
 class Damaged(ValueError):
     """The bytes are not a whole, consistent Parquet file."""
 

@@ -157,6 +157,12 @@ def read_parquet(path: str | Path, columns: list[str] | None = None,
 
 def check_parquet(path: str | Path, schema: dict | None = None) -> None:
     """Verify a Parquet file (record, frame, metadata, schema) without keeping its rows."""
+    parquet_file_bytes(path, schema)
+
+
+def parquet_file_bytes(path: str | Path, schema: dict | None = None) -> bytearray:
+    """The bytes of a Parquet file, verified as :func:`check_parquet` does
+    (record, frame, metadata, schema), rows not decoded."""
     path = Path(path)
     data, rec = read_verified(path)
     try:
@@ -165,8 +171,9 @@ def check_parquet(path: str | Path, schema: dict | None = None) -> None:
         step = f"rerun `{rec.step}` to rebuild it" if rec is not None else \
             "give a Parquet file written by qacamp (rerun the command that writes it)"
         raise InputError(path, None, f"is not a readable Parquet file ({exc})", step) from None
+    return data
 
 
 __all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet",
-           "check_parquet",
+           "check_parquet", "parquet_file_bytes",
            "changed_error", "MISSING_FIX"]

@@ -55,8 +55,9 @@ def tag(frame: pl.DataFrame, shard: int, n_shards: int, seed: int, settings: str
                               pl.lit(settings, pl.Utf8).alias("settings"))
 
 
-def _identity(kind: str, path: str, frame: pl.DataFrame) -> tuple[int, int, int, str]:
-    fix = f"merge the files written by `qacamp reliability {kind} --shard I/N`"
+def _identity(kind: str, path: str, frame: pl.DataFrame,
+              command: str | None = None) -> tuple[int, int, int, str]:
+    fix = f"merge the files written by `{command or f'qacamp reliability {kind}'} --shard I/N`"
     missing = [c for c in ID_SCHEMA if c not in frame.columns]
     if missing:
         raise InputError(path, f"column {missing[0]}", "not a shard file: it does not say "
@@ -92,13 +93,16 @@ def _differ(a: str, b: str) -> str:
     return ", ".join(keys) or "?"
 
 
-def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
+def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame],
+                 command: str | None = None) -> list[pl.DataFrame]:
     """The frames without their identity columns, once the shards are found
-    complete and consistent (module docstring); else an InputError naming the file."""
+    complete and consistent (module docstring); else an InputError naming the file.
+    ``command``: the command that writes the shards (default ``qacamp reliability
+    KIND``; ``qacamp score`` for scoring shards)."""
     seen: dict[int, str] = {}
     first: tuple[str, int, int, str] | None = None
     for path, frame in zip(paths, frames, strict=True):
-        shard, n, seed, settings = _identity(kind, str(path), frame)
+        shard, n, seed, settings = _identity(kind, str(path), frame, command)
         if first is None:
             first = (str(path), n, seed, settings)
         else:

@@ -21,7 +21,7 @@ denominators is in ``docs/semantics.md``; the measures themselves in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
@@ -35,6 +35,7 @@ from .baselines import (
     BASELINE_SEEDED,
     BASELINES,
 )
+from .batches import batch_runs, campaign_facts, combine, restrict, scored_runs, shard_runs
 from .context import build_context
 from .frames import JS, OUT_SCHEMAS, OUT_SORT, SCOPES, Collector, concat_sorted, runs_wide
 from .judged import judged_units
@@ -48,7 +49,8 @@ from .series import series_scores, type_scores
 
 
 def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
-                   options: Mapping[str, Any] | None = None) -> dict[str, pl.DataFrame]:
+                   options: Mapping[str, Any] | None = None,
+                   shard: tuple[int, int] = (0, 1)) -> dict[str, pl.DataFrame]:
     """Score every run of a campaign with every measure of its kind, at every scope,
     for every judgment set present.
 
@@ -57,20 +59,59 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
     (kind, year, weights, other_score, beta, skip, primary, pass_threshold,
     pass_rule, test_std_ddof, baseline_seed, main_questions, max_rank, edition;
     ``run_names`` lists runs that must be scored even without any response).
+    ``shard``: ``(I, N)`` scores only block I of N of the runs in name order
+    (:mod:`.batches`; :func:`.batches.combine` of the N results in order is
+    the whole campaign's result).
 
     Returns ``{"outcomes", "units", "runs", "dropped"}`` with the schemas of
     :data:`OUT_SCHEMAS`, rows in canonical order; the same input gives the
-    same bits on every run.
+    same bits on every run, for any shard count.
     """
+    return combine(list(score_batches(kind, tables, options, shard)))
+
+
+def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
+                  options: Mapping[str, Any] | None = None,
+                  shard: tuple[int, int] = (0, 1)) -> Iterator[dict[str, pl.DataFrame]]:
+    """:func:`score_campaign`'s result batch by batch of runs
+    (:data:`.batches.BATCH_CELLS`), in run order, so that a caller writing
+    them as they come holds one batch's frames at a time.  The campaign-level
+    ``dropped`` rows come with the first batch (later batches have none)."""
     opts = resolve_options(kind, options)
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
-    out = Collector(kind)
     if kind == "score-matrix":
-        _score_matrix(t["matrix"], opts, out)
-        return out.finish()
+        out = Collector(kind)
+        names = sorted(set(t["matrix"]["run"].drop_nulls().to_list()))
+        mine = shard_runs(names, *shard)
+        matrix = t["matrix"] if len(mine) == len(names) else \
+            t["matrix"].filter(pl.col("run").is_in(mine))
+        _score_matrix(matrix, opts, out)
+        yield out.finish()
+        return
     ctx = build_context(kind, t, opts)
-    judged = judged_units(ctx, out)
+    head = Collector(kind)
+    judged = judged_units(ctx, head)
+    names = scored_runs(ctx)
+    mine = shard_runs(names, *shard)
+    if names and not mine:  # an empty shard: the campaign-level rows only
+        yield head.finish()
+        return
+    blocks = batch_runs(mine, judged) or [[]]
+    if len(blocks) > 1 or len(mine) < len(names):
+        ctx = campaign_facts(ctx, judged)
+    for i, block in enumerate(blocks):
+        out = head if i == 0 else Collector(kind)
+        _score_runs(restrict(ctx, block, whole=len(block) == len(names)), judged, out)
+        part = out.finish()
+        if i:  # campaign-level: the first batch's
+            part["dropped"] = part["dropped"].clear()
+        yield part
+
+
+def _score_runs(ctx, judged, out: Collector) -> None:
+    """Every measure of the runs of ``ctx`` (one batch)."""
+    kind = ctx.kind
     qf = None
     if judged.question.height:
         grid, expected, enums, multi = question_outcomes(ctx, judged.question)
@@ -83,7 +124,6 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
         type_scores(ctx, qf, lf, of, out)
     if kind == "trec-series":
         series_scores(ctx, qf, lf, of, judged, out)
-    return out.finish()
 
 
 def _score_matrix(matrix: pl.DataFrame, opts: dict, out: Collector) -> None:
@@ -99,4 +139,5 @@ def _score_matrix(matrix: pl.DataFrame, opts: dict, out: Collector) -> None:
 
 __all__ = ["BASELINES", "BASELINE_EXPECTED", "BASELINE_NCA", "BASELINE_NOTHING",
            "BASELINE_SEEDED", "DEFAULT_SET", "KINDS", "OUT_SCHEMAS", "OUT_SORT", "SCOPES",
-           "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_campaign"]
+           "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_batches",
+           "score_campaign"]

@@ -40,6 +40,11 @@ def baseline_runs(ctx: Context) -> tuple[str, ...]:
     return tuple(b for b in BASELINES if b != BASELINE_NCA or has_nca(ctx))
 
 
+def scored_baselines(ctx: Context) -> tuple[str, ...]:
+    """The baseline runs scored in this context (a batch scores those among its runs)."""
+    return BASELINES if ctx.baselines is None else ctx.baselines
+
+
 def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
     """Outcome rows of the seeded, NCA and answer-nothing baselines for the judged
     questions ``jq`` (judgment_set, qid, question metadata; String keys)."""
@@ -64,6 +69,7 @@ def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
                .select("qid", pl.col("c").fill_null(False), pl.lit(True).alias("a")))
         runs.append((BASELINE_NCA, nca))
     b = pl.concat([df.with_columns(pl.lit(name).alias("run")) for name, df in runs])
+    b = b.filter(pl.col("run").is_in(list(scored_baselines(ctx))))
     return jq.join(b, on="qid").with_columns(
         pl.col("position").alias("rank"), pl.col("a").alias("answered"),
         pl.when(~pl.col("a")).then(pl.lit("UE"))

@@ -19,6 +19,11 @@ class Context:
     questions: pl.DataFrame  # the questions table plus a boolean ``aux``
     sets: list[str]
     runs: list[str]
+    # campaign-level facts a batch of runs (scoring.batches) cannot see in its
+    # own rows; None: taken from this context's own tables (all runs)
+    baselines: tuple[str, ...] | None = None  # the QA4MRE baseline runs scored here
+    multi: bool | None = None  # some run returned several ranked answers
+    nil_judged: pl.DataFrame | None = None  # (judgment_set, qid) with a NIL judged right
 
     @property
     def sets_df(self) -> pl.DataFrame:

@@ -22,7 +22,13 @@ import numpy as np
 import polars as pl
 
 from ..measures import nonresponse
-from .baselines import BASELINES, baseline_outcomes, expected_rows
+from .baselines import (
+    BASELINE_EXPECTED,
+    BASELINES,
+    baseline_outcomes,
+    expected_rows,
+    scored_baselines,
+)
 from .context import Context
 from .frames import JS
 
@@ -60,7 +66,7 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     grid = jq_lean.join(ctx.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
     r = t["responses"].filter(pl.col("qid").is_in(qid_list)).with_columns(
         pl.col("qid").cast(qe), pl.col("run").cast(re_))
-    multi = bool(r.height and (r["item"].max() or 1) > 1)
+    multi = ctx.multi if ctx.multi is not None else has_multi(r)
     first = r
     if multi:
         first = r.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
@@ -100,9 +106,14 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
             (answered & judg.is_in(["R", "L"])).fill_null(False).cast(pl.UInt8)
             .alias("r_local"))
     expected = None
-    if ctx.kind == "qa4mre":
+    if ctx.kind == "qa4mre" and BASELINE_EXPECTED in scored_baselines(ctx):
         expected = expected_rows(ctx, jq, enums).select(g.columns)
     return g, expected, enums, multi
+
+
+def has_multi(responses: pl.DataFrame) -> bool:
+    """True when some response is not its run's first answer to the question."""
+    return bool(responses.height and (responses["item"].max() or 1) > 1)
 
 
 def _codes(df: pl.DataFrame, col: str) -> np.ndarray:

@@ -58,7 +58,7 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
                                           "r_lenient": "accuracy_lenient",
                                           "r_local": "accuracy_local"}), on=keys)
                  .join(factoid.cws(main, keys), on=keys)
-                 .join(factoid.nil_scores(_nil_frame(main), keys), on=keys))
+                 .join(factoid.nil_scores(_nil_frame(ctx, main), keys), on=keys))
         unit_cols = TREC_UNIT_MEASURES
     out.add(allsc, "all", "all")
     out.unit_rows(main.with_columns([pl.col(src).alias(name)
@@ -113,11 +113,16 @@ def _reciprocal_ranks(ctx: Context, main: pl.DataFrame, enums: dict,
                             if c in rr.columns])
 
 
-def _nil_frame(main: pl.DataFrame) -> pl.DataFrame:
+def _nil_frame(ctx: Context, main: pl.DataFrame) -> pl.DataFrame:
     df = main.with_columns(
         (pl.col("answered") & pl.col("nil").fill_null(False)).alias("nil_returned"))
     df = df.with_columns((pl.col("nil_returned") & (pl.col("r") > 0)).alias("nil_right"))
-    judged_nil = df.group_by(JS, "qid").agg(pl.col("nil_right").any().alias("_jn"))
+    if ctx.nil_judged is None:
+        judged_nil = df.group_by(JS, "qid").agg(pl.col("nil_right").any().alias("_jn"))
+    else:  # the campaign's, found over every run (scoring.batches.nil_judged)
+        judged_nil = ctx.nil_judged.select(pl.col(JS).cast(df.schema[JS]),
+                                           pl.col("qid").cast(df.schema["qid"]),
+                                           pl.lit(True).alias("_jn"))
     return df.join(judged_nil, on=[JS, "qid"], how="left").with_columns(
         pl.coalesce(pl.col("nil_answer"), pl.col("_jn")).fill_null(False)
         .alias("nil_question"))

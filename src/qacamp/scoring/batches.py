@@ -1,0 +1,139 @@
+"""Scoring in batches of runs, and shards of runs (issue 19, items 2 and 3).
+
+A run's scores depend only on its own responses, judgments and nugget
+matches, given four campaign-level facts that look across runs, found once
+over every run before any batch is scored (:func:`campaign_facts`):
+
+- the judgment sets, and which units each scores or drops (:mod:`.judged`;
+  ``dropped.parquet``);
+- whether some run returned several ranked answers (the MRR path);
+- the questions whose NIL answer some run had judged right (NIL recall's
+  denominator where the question file does not say);
+- the QA4MRE baseline runs (scored as runs, in the batch their name falls in).
+
+The runs to score (participants and baselines) are sorted by name and cut
+into contiguous blocks: shard ``I`` of ``N`` holds block ``I`` of
+``ceil(runs / N)`` runs (:func:`shard_runs`), and inside a process the runs
+are scored in batches of at most :data:`BATCH_CELLS` (run, unit) cells
+(:func:`batch_runs`).  Every output row belongs to one run and every float sum
+stays inside one run, in the same fixed order as in one pass, so the batches'
+and shards' rows are the same numbers; :func:`combine` puts them back in the
+canonical order (judgment set, then run: blocks are contiguous in run order),
+with the campaign-level ``dropped`` rows of the first block.  The bytes are
+therefore the same for any batch size and any shard count (tested with 1, 3
+and 5 shards).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import polars as pl
+
+from .baselines import BASELINES, baseline_runs
+from .context import Context
+from .frames import JS, OUT_SCHEMAS
+from .judged import Judged
+from .outcomes import has_multi
+
+#: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
+#: five per-question rows of ``units`` per cell, about 0.5 GB of frames at the
+#: widest, bench_memory.py).
+BATCH_CELLS = 500_000
+#: Tables with one row per run's response (a batch keeps its runs' rows).
+RUN_TABLES = ("responses", "judgments", "nugget_matches")
+
+
+def scored_runs(ctx: Context) -> list[str]:
+    """Every run scored, participants and baselines, in name order."""
+    extra = set(baseline_runs(ctx)) if ctx.kind == "qa4mre" else set()
+    return sorted(set(ctx.runs) | extra)
+
+
+def shard_runs(names: list[str], shard: int, n_shards: int) -> list[str]:
+    """Block ``shard`` of ``n_shards`` contiguous blocks of ``ceil(len / n)`` names
+    (the first block holds runs whenever there are any)."""
+    size = max(1, math.ceil(len(names) / n_shards))
+    return names[shard * size:(shard + 1) * size]
+
+
+def batch_runs(names: list[str], judged: Judged) -> list[list[str]]:
+    """``names`` cut into batches of at most :data:`BATCH_CELLS` grid cells."""
+    units = judged.question.height + judged.lists.height + judged.other.height
+    per = max(1, BATCH_CELLS // max(1, units))
+    return [names[i:i + per] for i in range(0, len(names), per)]
+
+
+def campaign_facts(ctx: Context, judged: Judged) -> Context:
+    """``ctx`` with the facts that look across runs (module docstring) fixed."""
+    qids = judged.question.select("qid").unique()
+    r = ctx.t["responses"].select("run", "qid", "item", "answered", "nil").join(
+        qids, on="qid", how="semi")
+    multi = has_multi(r)
+    nil = None
+    if ctx.kind.startswith("trec"):
+        nil = nil_judged(ctx, r, multi)
+    return dataclasses.replace(ctx, multi=multi, nil_judged=nil)
+
+
+def nil_judged(ctx: Context, responses: pl.DataFrame, multi: bool) -> pl.DataFrame:
+    """(judgment_set, qid) where some run answered NIL first and had it judged R
+    (the outcome grid's ``nil_right``, found without building the grid)."""
+    first = responses
+    if multi:
+        first = responses.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
+    nil = first.filter(pl.col("answered") & pl.col("nil").fill_null(False)).select(
+        "run", "qid", "item")
+    right = ctx.t["judgments"].filter((pl.col("judgment") == "R")
+                                      & pl.col(JS).is_in(ctx.sets))
+    return (nil.join(right.select(JS, "run", "qid", "item"), on=["run", "qid", "item"])
+            .select(JS, "qid").unique().sort(JS, "qid"))
+
+
+def restrict(ctx: Context, names: list[str], whole: bool) -> Context:
+    """``ctx`` scoring only the runs ``names`` (``whole``: they are all the runs,
+    the tables are kept as they are)."""
+    keep = set(names)
+    t = ctx.t
+    if not whole:
+        t = {name: (df.filter(pl.col("run").is_in(names)) if name in RUN_TABLES else df)
+             for name, df in ctx.t.items()}
+    return dataclasses.replace(ctx, t=t, runs=[r for r in ctx.runs if r in keep],
+                               baselines=tuple(b for b in BASELINES if b in keep))
+
+
+def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
+    """The output frames of consecutive blocks of runs (each in canonical order)
+    as one: rows in canonical order, ``dropped`` (campaign-level, the same in
+    every block holding runs) from the first block."""
+    if len(parts) == 1:
+        return parts[0]
+    out = {}
+    for name in OUT_SCHEMAS:
+        if name == "dropped":
+            out[name] = parts[0][name]
+            continue
+        df = pl.concat([p[name] for p in parts])
+        # blocks are contiguous in run order: within a judgment set their rows
+        # are already in order; a stable sort on the judgment set interleaves them
+        if df[JS].n_unique() > 1:
+            df = df.sort(JS, nulls_last=True, maintain_order=True)
+        out[name] = df
+    return out
+
+
+def combine_bytes(parts: list[dict]) -> dict:
+    """:func:`combine` of blocks given as Parquet bytes (one dict of bytes per
+    block, :func:`qacamp.io.parquet.parquet_bytes`): the bytes of the combined
+    frames, written row group by row group (memory: the blocks' compressed
+    bytes and one row group)."""
+    from ..io.parquet import concat_parquet_bytes
+
+    return {name: concat_parquet_bytes([p[name] for p in (parts[:1] if name == "dropped"
+                                                            else parts)], JS)
+            for name in OUT_SCHEMAS}
+
+
+__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "combine_bytes", "restrict", "scored_runs",
+           "shard_runs"]

@@ -1,0 +1,126 @@
+"""Scoring by shards of runs and in batches of runs (issue 19, items 2 and 3):
+`qacamp score --shard I/N` then `--merge` writes the same bytes as one
+unsharded `qacamp score`, for 1, 3 and 5 shards, on demo campaigns (several
+judgment sets and NIL questions: trec2002; series, list and Other questions:
+trec2004; QA4MRE baselines scored as runs: qa4mre2013); batches of one run
+give the same bytes too; the merge refuses a missing, repeated or foreign
+shard with a one-line error and writes nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from qacamp.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
+
+
+def _qacamp(*argv) -> int:
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # the demo config's paths are relative to the project root
+    try:
+        return main([str(a) for a in argv])
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013"])
+def campaign(request, tmp_path_factory):
+    """(ingest folder, unsharded scores folder) of one demo campaign."""
+    d = tmp_path_factory.mktemp(request.param)
+    assert _qacamp("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
+                   request.param, "--out", d / "ingest") == 0
+    assert _qacamp("score", "--ingest", d / "ingest", "--out", d / "scores") == 0
+    return d / "ingest", d / "scores"
+
+
+def _shards(ingest: Path, base: Path, n: int) -> list[Path]:
+    dirs = []
+    for i in range(n):
+        dirs.append(base / f"shard{i}of{n}")
+        assert _qacamp("score", "--ingest", ingest, "--out", dirs[-1], "--shard", f"{i}/{n}") == 0
+    return dirs
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_merged_shards_are_the_unsharded_bytes(campaign, tmp_path, n):
+    ingest, whole = campaign
+    dirs = _shards(ingest, tmp_path, n)
+    # the merge takes the shards in any order
+    assert _qacamp("score", "--ingest", ingest, "--out", tmp_path / "merged",
+                   "--merge", *reversed(dirs)) == 0
+    for f in FILES:
+        assert (tmp_path / "merged" / f).read_bytes() == (whole / f).read_bytes(), f
+
+
+def test_batches_of_one_run_are_the_same_bytes(campaign, tmp_path, monkeypatch):
+    from qacamp.scoring import batches
+
+    monkeypatch.setattr(batches, "BATCH_CELLS", 1)  # every run its own batch
+    ingest, whole = campaign
+    assert _qacamp("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
+    for f in FILES:
+        assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
+
+
+def _refused(capsys, ingest, out, dirs, words):
+    rc = _qacamp("score", "--ingest", ingest, "--out", out, "--merge", *dirs)
+    err = capsys.readouterr().err.strip()
+    assert rc != 0
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+    assert not out.exists()
+
+
+def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
+    d = tmp_path
+    for name in ("trec2002", "qa4mre2013"):
+        assert _qacamp("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign", name,
+                       "--out", d / name / "ingest") == 0
+    trec = _shards(d / "trec2002" / "ingest", d / "trec2002", 3)
+    other = _shards(d / "qa4mre2013" / "ingest", d / "qa4mre2013", 3)
+    ingest = d / "trec2002" / "ingest"
+    capsys.readouterr()
+    _refused(capsys, ingest, d / "m1", [trec[0], trec[2]], ["1 of the 3 shards are missing",
+                                                            "1/3"])
+    _refused(capsys, ingest, d / "m2", [trec[0], trec[1], trec[1], trec[2]],
+             ["shard 1/3 is given twice"])
+    _refused(capsys, ingest, d / "m3", [trec[0], trec[1], other[2]],
+             [str(other[2]), "settings differ", "ingest_sha256"])
+    # all three shards of another campaign: not the ingest tables named
+    _refused(capsys, ingest, d / "m4", other, ["scored other ingest tables"])
+    # a scores folder is not a shard
+    assert _qacamp("score", "--ingest", ingest, "--out", d / "whole") == 0
+    capsys.readouterr()
+    _refused(capsys, ingest, d / "m5", [d / "whole"], ["shard.parquet"])
+
+
+def test_workflow_score_shards_merge_to_the_unsharded_bytes(tmp_path):
+    """Config `score_shards: 3`: the score rule fans out to 3 shard jobs (temp
+    folders, a log each) and a merge; the scores are the bytes of one
+    unsharded `qacamp score` of the same ingest folder."""
+    import yaml
+    from workflow_util import small_clef_campaign, snakemake
+
+    cfg_path = small_clef_campaign(tmp_path, runs=7)
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["score_shards"] = 3
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=True))
+    outdir = tmp_path / cfg.get("outdir", "results")
+    res = snakemake(tmp_path, f"{cfg.get('outdir', 'results')}/mine/scores/runs.csv",
+                    configfile=cfg_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    logs = outdir / "mine" / "logs"
+    assert sorted(p.name for p in logs.glob("score.*.log")) == [
+        "score.0.log", "score.1.log", "score.2.log"]
+    assert not any((outdir / "mine" / "score_shards").glob("*"))  # temp: removed
+    assert _qacamp("score", "--ingest", outdir / "mine" / "ingest", "--out",
+                   tmp_path / "whole") == 0
+    for f in FILES:
+        assert (outdir / "mine" / "scores" / f).read_bytes() == \
+            (tmp_path / "whole" / f).read_bytes(), f
