@@ -1,10 +1,10 @@
-"""The reliability part of the DAG on a real SLURM cluster.
+"""The scoring and reliability parts of the DAG on a real SLURM cluster.
 
 `.ci/run` installs munge + slurmctld + slurmd, starts a one-node cluster on
 localhost (tests/slurm/start.sh) and sets QACAMP_SLURM=1.  The test runs the
-same reliability targets once locally and once with `--executor slurm`
-(Snakemake's official executor plugin) and checks that the merged results are
-byte-identical.
+same targets once locally (one scoring job) and once with `--executor slurm`
+(Snakemake's official executor plugin; scoring in 3 shard jobs, issue 19) and
+checks that the scores and the merged reliability results are byte-identical.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 from workflow_util import small_clef_campaign, snakemake
 
 pytestmark = [
@@ -25,6 +26,7 @@ pytestmark = [
 TARGETS = ["results/mine/reliability/swap_c_at_1_summary.parquet",
            "results/mine/reliability/stability_c_at_1.parquet",
            "results/mine/reliability/significance_c_at_1.parquet"]
+SCORES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 MERGED = ["swap_c_at_1.parquet", "swap_c_at_1_fits.parquet", "swap_c_at_1_summary.parquet",
           "stability_c_at_1.parquet", "significance_c_at_1.parquet",
           "significance_c_at_1_summary.parquet"]
@@ -40,8 +42,12 @@ def test_slurm_results_equal_local_bytes(tmp_path):
     res = snakemake(local, *TARGETS, configfile=local / "mine.yaml")
     assert res.returncode == 0, res.stderr[-3000:]
 
-    # inputs of the reliability part computed locally, then the resampling on SLURM
-    res = snakemake(cluster, "results/mine/scores/runs.parquet", configfile=cluster / "mine.yaml")
+    # the ingest locally, then scoring (in 3 shard jobs) and the resampling on SLURM
+    cfg = yaml.safe_load((cluster / "mine.yaml").read_text())
+    cfg["score_shards"] = 3
+    (cluster / "mine.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True))
+    res = snakemake(cluster, "results/mine/ingest/campaign.json",
+                    configfile=cluster / "mine.yaml")
     assert res.returncode == 0, res.stderr[-3000:]
     res = snakemake(cluster, *TARGETS, "--executor", "slurm", "--jobs", "8",
                     "--slurm-status-command", "squeue",
@@ -56,11 +62,16 @@ def test_slurm_results_equal_local_bytes(tmp_path):
     logs = list((cluster / ".snakemake" / "slurm_logs").rglob("*.log"))
     assert any("swap_shard" in str(p) for p in logs), "no SLURM job logs found"
     assert any("significance_shard" in str(p) for p in logs), "significance not on SLURM"
+    assert sum("score_shard" in str(p) for p in logs) == 3, "scoring shards not on SLURM"
     # the jobs really went through the scheduler
     assert "sbatch" in out.lower() or logs
     jobs = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout
     assert jobs.strip() == "", f"jobs left in the queue: {jobs}"
 
+    for name in SCORES:
+        a = (local / "results/mine/scores" / name).read_bytes()
+        b = (cluster / "results/mine/scores" / name).read_bytes()
+        assert a == b, f"scores/{name} differs between one local job and 3 SLURM shards"
     for name in MERGED:
         a = (local / "results/mine/reliability" / name).read_bytes()
         b = (cluster / "results/mine/reliability" / name).read_bytes()
