@@ -34,13 +34,6 @@ from hostile_util import (
 
 from qacamp.cli import main
 
-
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 # --------------------------------------------------------------------------- item 4: XML encodings
 
 def _declared(text: str, encoding: str) -> str:

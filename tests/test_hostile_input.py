@@ -34,13 +34,6 @@ from hostile_util import (
     w,
 )
 
-
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 # --------------------------------------------------------------------------- good input
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

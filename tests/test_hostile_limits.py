@@ -31,13 +31,6 @@ from hostile_util import (
     w,
 )
 
-
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 # --------------------------------------------------------------------------- 3: bounded reading
 
 CHILD = """

@@ -37,12 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 # --------------------------------------------------------------------------- list runs
 
 KEY4 = "# 1.2\nQ:Which?\nAlpha\nBeta\nGamma\nDelta\n"
