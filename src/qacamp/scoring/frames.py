@@ -12,7 +12,6 @@ steps write into, and the wide run table.
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from .. import measures
@@ -112,16 +111,18 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
 
     if sum(f.height for f in frames) < 100_000:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
-    cats: dict[str, list[str]] = {}
+    cats: dict[str, pl.Series] = {}
     for c in keys:
-        vals: set[str] = set()
+        vals = []
         for f in frames:
             dt = f.schema[c]
-            if isinstance(dt, pl.Enum):
-                vals.update(dt.categories.to_list())
-            else:
-                vals.update(f[c].cast(pl.String).drop_nulls().unique().to_list())
-        cats[c] = sorted(vals)
+            vals.append(dt.categories if isinstance(dt, pl.Enum)
+                        else f[c].cast(pl.String).drop_nulls().unique())
+        if len(vals) == 1 and isinstance(frames[0].schema[c], pl.Enum) \
+                and vals[0].is_sorted():
+            cats[c] = vals[0]  # an Enum's categories are distinct
+        else:  # sorted as Python sorts strings (by code point: UTF-8 byte order)
+            cats[c] = pl.concat(vals).unique().sort()
     radix = 1
     for v in cats.values():
         radix *= len(v) + 1
@@ -132,10 +133,11 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
         exprs = []
         for c in keys:
             dt = f.schema[c]
-            if isinstance(dt, pl.Enum):
-                index = {v: i for i, v in enumerate(cats[c])}
-                m = np.array([index[v] for v in dt.categories.to_list()], np.uint32)
-                e = pl.lit(pl.Series(m)).gather(pl.col(c).to_physical())
+            if isinstance(dt, pl.Enum) and dt.categories.equals(cats[c]):
+                e = pl.col(c).to_physical()  # its codes are the sorted positions already
+            elif isinstance(dt, pl.Enum):
+                m = dt.categories.cast(pl.Enum(cats[c])).to_physical()
+                e = pl.lit(m).gather(pl.col(c).to_physical())
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
             exprs.append(e.cast(pl.UInt32).alias(c))
@@ -146,8 +148,10 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     for c in keys:
         n = len(cats[c])
         key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
-    df = df.sort(key)  # the keys identify a row (see OUT_SORT): no ties to keep in order
-    return df.select([pl.lit(pl.Series(cats[c], dtype=pl.String)).gather(pl.col(c)).alias(c)
+    df = df.with_columns(key.alias("_key"))
+    if not df["_key"].is_sorted():  # (frames built in canonical order need no sort)
+        df = df.sort("_key")  # the keys identify a row (see OUT_SORT): no ties to keep in order
+    return df.select([pl.lit(cats[c]).gather(pl.col(c)).alias(c)
                       if c in keys else pl.col(c) for c in schema])
 
 

@@ -51,11 +51,14 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     meta = ctx.questions.select("qid", "qtype", "series", "topic", "test", "aux", "nil_answer",
                                 "position")
     jq = judged.join(meta, on="qid")
-    qid_list = sorted(set(jq["qid"].to_list()))
+    # key columns as Enums of their sorted values: the codes sort as the strings
+    # do, and a String cast to them (strict=False) is null when not a key
+    qe = pl.Enum(jq["qid"].drop_nulls().unique().sort())
     run_list = sorted(set(ctx.runs) | (set(BASELINES) if ctx.kind == "qa4mre" else set()))
-    qe, re_, je = pl.Enum(qid_list), pl.Enum(run_list), pl.Enum(ctx.sets)
+    re_, je = pl.Enum(run_list), pl.Enum(ctx.sets)
     oe = pl.Enum(OUTCOME_CODES)
-    jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe))
+    jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe)).sort(
+        JS, "qid", maintain_order=True)
     # small per-question labels as Enums (sorted categories): the big grid then
     # carries integer codes only, and group-bys run on integers
     u = pl.when(pl.col("aux")).then(pl.lit("auxiliary")).otherwise(pl.col("qtype"))
@@ -63,20 +66,25 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     lab = {c: pl.Enum(sorted(jq[c].drop_nulls().unique().to_list()))
            for c in ("topic", "test", "_u")}
     jq_lean = jq.with_columns([pl.col(c).cast(e) for c, e in lab.items()])
-    grid = jq_lean.join(ctx.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
-    r = t["responses"].filter(pl.col("qid").is_in(qid_list)).with_columns(
-        pl.col("qid").cast(qe), pl.col("run").cast(re_))
+    # the grid in the outcomes' canonical order (judgment set, run, question)
+    grid = ctx.runs_df.select(pl.col("run").cast(re_)).join(jq_lean, how="cross")
+    if len(ctx.sets) > 1:
+        grid = grid.sort(JS, maintain_order=True)
+    grid = grid.select(*jq_lean.columns, "run")
+    r = (t["responses"].with_columns(pl.col("qid").cast(qe, strict=False))
+         .filter(pl.col("qid").is_not_null()).with_columns(pl.col("run").cast(re_)))
     multi = ctx.multi if ctx.multi is not None else has_multi(r)
     first = r
     if multi:
         first = r.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
     first = first.select("run", "qid", "item", "rank", "answered", "nil", "candidate")
     enums = {JS: je, "run": re_, "qid": qe, "outcome": oe, **lab}
-    jd = (t["judgments"].filter(pl.col("qid").is_in(qid_list) & pl.col("run").is_in(run_list)
-                                & pl.col(JS).is_in(ctx.sets))
-          .select(pl.col(JS).cast(je), pl.col("run").cast(re_), pl.col("qid").cast(qe),
-                  "item", "judgment"))
-    g = _dense_attach(grid, first, jd, len(ctx.sets), len(qid_list), len(run_list))
+    jd = (t["judgments"].select(pl.col(JS).cast(je, strict=False),
+                                pl.col("run").cast(re_, strict=False),
+                                pl.col("qid").cast(qe, strict=False), "item", "judgment")
+          .filter(pl.col(JS).is_not_null() & pl.col("run").is_not_null()
+                  & pl.col("qid").is_not_null()))
+    g = _dense_attach(grid, first, jd, len(ctx.sets), len(qe.categories), len(run_list))
     if g is None:  # duplicate keys: keep the join semantics (row multiplication)
         g = (grid.join(first, on=["run", "qid"], how="left")
              .join(jd, on=[JS, "run", "qid", "item"], how="left"))
