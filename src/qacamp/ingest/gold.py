@@ -73,9 +73,9 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
     acc.add("questions", questions)
     acc.add("options", options)
     # each file's rows are added in canonical order (one run and item 1 a file:
-    # by problem id, through an Enum of the sorted ids), so the campaign's
+    # by problem id, from the positions of the sorted ids), so the campaign's
     # tables need no sort when the files come in run order
-    by_id = pl.Enum(questions["qid"].sort())
+    positions = questions.select("qid").sort("qid").with_row_index("_pos")
     seen: dict[str, str] = {}
     where: Where = {}
     for path in resolved["files"]["answers"]:
@@ -86,12 +86,18 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
         coverage(acc, path, resp, questions.height, "problems of the truth file",
                  resolved["options"]["min_coverage"])
         where[(resolved["primary"], "verification", run)] = path
-        order = resp["qid"].cast(by_id).arg_sort()  # (ids are unique in a file)
+        order = _by_problem(resp, positions)
         acc.add("responses", resp[order])
         # (the reader's judgments: a row per response, in the same order)
         acc.add("judgments", judg[order] if judg["qid"].equals(resp["qid"]) else
-                judg.sort(pl.col("qid").cast(by_id), maintain_order=True))
+                judg[_by_problem(judg, positions)])
     return where
+
+
+def _by_problem(df: pl.DataFrame, positions: pl.DataFrame) -> pl.Series:
+    """The row order of ``df`` by problem id (stable; every id is a problem's)."""
+    pos = df.select("qid").join(positions, on="qid", how="left", maintain_order="left")
+    return pos.select(pl.arg_sort_by("_pos", maintain_order=True)).to_series()
 
 
 def score_matrix_kind(resolved: dict, acc: Acc) -> Where:

@@ -91,7 +91,8 @@ class Collector:
                                       pl.col(c).cast(pl.Float64).alias("value"))
                              .filter(pl.col("value").is_not_null() & pl.col("unit").is_not_null()))
         units = [u for u in self.units
-                 if allowed is None or set(u.schema["measure"].categories.to_list()) & allowed]
+                 if allowed is None
+                 or set(u.get_column("measure").dtype.categories.to_list()) & allowed]
         parts = {"outcomes": self.outcomes, "units": units, "runs": longs,
                  "dropped": self.dropped}
         return {name: concat_sorted([f for f in parts[name] if f.height], schema, OUT_SORT[name])
@@ -111,15 +112,16 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
 
     if sum(f.height for f in frames) < 100_000:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
+    # the key columns' dtypes, read once per frame and column (a frame's schema
+    # converts every dtype, a large Enum's categories included)
+    dts = [{c: f.get_column(c).dtype for c in keys} for f in frames]
     cats: dict[str, pl.Series] = {}
     for c in keys:
         vals = []
-        for f in frames:
-            dt = f.schema[c]
+        for f, dt in zip(frames, (d[c] for d in dts), strict=True):
             vals.append(dt.categories if isinstance(dt, pl.Enum)
                         else f[c].cast(pl.String).drop_nulls().unique())
-        if len(vals) == 1 and isinstance(frames[0].schema[c], pl.Enum) \
-                and vals[0].is_sorted():
+        if len(vals) == 1 and isinstance(dts[0][c], pl.Enum) and vals[0].is_sorted():
             cats[c] = vals[0]  # an Enum's categories are distinct
         else:  # sorted as Python sorts strings (by code point: UTF-8 byte order)
             cats[c] = pl.concat(vals).unique().sort()
@@ -129,10 +131,10 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     if radix >= 2**63:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
     coded = []
-    for f in frames:
+    for f, fdt in zip(frames, dts, strict=True):
         exprs = []
         for c in keys:
-            dt = f.schema[c]
+            dt = fdt[c]
             if isinstance(dt, pl.Enum) and dt.categories.equals(cats[c]):
                 e = pl.col(c).to_physical()  # its codes are the sorted positions already
             elif isinstance(dt, pl.Enum):
