@@ -11,8 +11,8 @@ times
   as one process for all submissions, start-up included (the strict readers,
   the ingest checks and the scoring the workflow uses), ``--repeat`` times:
   the median and the best wall time, the median CPU time of the process
-  (user + sys, ``os.wait4``: steadier than the wall time on a shared machine)
-  and the load average before each run;
+  (user + sys of the child, from ``getrusage``: steadier than the wall time on
+  a shared machine) and the load average before each run;
 - with ``--src DIR`` (another source tree, e.g. ``git archive COMMIT src``),
   that tree's ``qacamp eval pan`` alternated with this one's, run for run, for
   a before/after figure at the same load; the outputs must be byte-identical;
@@ -26,11 +26,13 @@ evaluator's printed (3-decimal) values and qacamp's (at most 0.0005).
 The evaluator is PAN's own script (needs scikit-learn, a test dependency);
 by default it is looked up in ``../shared/peers/pan`` beside the project, as
 the tests do (``tests/paths.py``).  The environment is passed on as it is
-(say whether ``PYTHONDONTWRITEBYTECODE`` is set: then every run compiles
-qacamp's modules again; the script prints it).
+(the script says whether ``PYTHONDONTWRITEBYTECODE`` is set: then every run
+compiles qacamp's modules again); ``--bytecode`` runs qacamp with its
+bytecode cached instead (``PYTHONPYCACHEPREFIX`` in the temporary folder,
+written by one untimed run per source tree), as an installed package runs.
 
     .venv/bin/python benchmarks/bench_pan.py [--runs 13] [--problems 14311] [--evaluator PATH]
-        [--repeat 5] [--src DIR]
+        [--repeat 5] [--src DIR] [--bytecode]
 """
 
 from __future__ import annotations
@@ -96,12 +98,17 @@ def eval_cmd(truth_dir: Path, folders: dict[str, Path], src: Path | None) -> lis
     return [str(Path(sys.executable).parent / "qacamp"), *args]
 
 
-def qacamp_eval(truth_dir: Path, folders: dict[str, Path], src: Path | None = None):
+def qacamp_eval(truth_dir: Path, folders: dict[str, Path], src: Path | None = None,
+                pycache: Path | None = None):
     """``qacamp eval pan`` as a whole process: (wall s, user + sys s, load average
-    before, stdout)."""
+    before, stdout).  ``pycache``: Python's bytecode cache there
+    (``PYTHONPYCACHEPREFIX``, writing allowed), as an installed package runs."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src.resolve())
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache / ("before" if src is not None else "this"))
     load = os.getloadavg()[0]
     start = time.perf_counter()
     proc = subprocess.Popen(eval_cmd(truth_dir, folders, src), stdout=subprocess.PIPE,
@@ -122,15 +129,20 @@ def eval_values(out: bytes) -> dict:
     return values
 
 
-def repeated(truth_dir: Path, folders: dict[str, Path], repeat: int, src: Path | None):
+def repeated(truth_dir: Path, folders: dict[str, Path], repeat: int, src: Path | None,
+             pycache: Path | None = None):
     """``repeat`` runs of this tree's ``qacamp eval pan`` (and of ``src``'s,
-    alternated): {side: {"wall": [...], "cpu": [...], "load": [...], "out": bytes}}."""
+    alternated): {side: {"wall": [...], "cpu": [...], "load": [...], "out": bytes}}.
+    With ``pycache``, one untimed run per side first writes the bytecode."""
     sides = {"this": None} if src is None else {"before": src, "this": None}
     res = {side: {"wall": [], "cpu": [], "load": []} for side in sides}
+    if pycache is not None:
+        for tree in sides.values():
+            qacamp_eval(truth_dir, folders, tree, pycache)
     for _ in range(repeat):
         for side, tree in sides.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            took, after, load, out = qacamp_eval(truth_dir, folders, tree)
+            took, after, load, out = qacamp_eval(truth_dir, folders, tree, pycache)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             r = res[side]
             r["wall"].append(took)
@@ -169,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="whole-process runs of qacamp eval pan (default 5)")
     ap.add_argument("--src", type=Path, default=None,
                     help="also run this source tree's qacamp (PYTHONPATH), alternated")
+    ap.add_argument("--bytecode", action="store_true",
+                    help="run qacamp with its bytecode cached (a PYTHONPYCACHEPREFIX in the "
+                         "temporary folder, written by one untimed run), as an installed "
+                         "package runs even where PYTHONDONTWRITEBYTECODE is set")
     args = ap.parse_args(argv)
     if not args.evaluator.is_file():
         print(f"evaluator not found: {args.evaluator} (pass --evaluator)", file=sys.stderr)
@@ -177,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         folders = write_campaign(root, args.runs, args.problems, args.seed)
         t_official, printed = official(args.evaluator, root / "sim", folders, root / "out")
-        runs = repeated(root / "sim", folders, max(1, args.repeat), args.src)
+        runs = repeated(root / "sim", folders, max(1, args.repeat), args.src,
+                        root / "pycache" if args.bytecode else None)
         t_qacamp, t_pure, scores = qacamp_scores(root / "sim", folders)
     evaluated = eval_values(runs["this"]["out"])
     mine = {(r, m): v for r, m, v in scores.iter_rows()}
@@ -186,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
                      for run, res in printed.items() for k, v in res.items())
     worst = max(worst, worst_eval)
     print(f"campaign: {len(folders)} submissions x {args.problems:,} problems (simulated, seed {args.seed})")
-    print(f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} "
-          f"(set: qacamp's modules are compiled again by every run)")
+    if args.bytecode:
+        print("qacamp runs with its bytecode cached (--bytecode)")
+    else:
+        print(f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} "
+              "(set: every run compiles qacamp's modules again; --bytecode caches them)")
     print(f"official PAN 2022 evaluator, one process per submission: {t_official:.2f} s")
     for side, r in runs.items():
         wall = statistics.median(r["wall"])
