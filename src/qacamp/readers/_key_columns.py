@@ -53,47 +53,49 @@ def _no_docid() -> pl.Expr:
     return pl.concat_list(pl.lit(None, dtype=pl.String))
 
 
-def _tabbed(line: pl.Expr) -> list[pl.Expr]:
+def _tabbed(df: pl.DataFrame) -> pl.DataFrame:
     """``qid<TAB>pattern[<TAB>docid ...]``: docids split on white space, ``none`` dropped."""
-    parts = line.str.split("\t")
+    df = df.select("line_no", pl.col("line").str.split("\t").alias("parts"))
+    parts = pl.col("parts")
     docids = parts.list.slice(2).list.join(" ").str.extract_all(WORD) \
         .list.eval(pl.element().filter(pl.element().str.to_lowercase() != "none"))
-    return [strip(parts.list.first()), strip(parts.list.get(1, null_on_oob=True)).fill_null(""),
-            pl.when(docids.list.len() > 0).then(docids).otherwise(_no_docid())]
+    return df.select(
+        "line_no", strip(parts.list.first()).alias("qid"),
+        strip(parts.list.get(1, null_on_oob=True)).fill_null("").alias("pattern"),
+        pl.when(docids.list.len() > 0).then(docids).otherwise(_no_docid()).alias("docid"))
 
 
-def _spaced(line: pl.Expr, docid: str) -> list[pl.Expr]:
+def _spaced(df: pl.DataFrame, docid: str) -> pl.DataFrame:
     """``qid pattern [docid ...]``: the qid before the first space; the docids
     the longest run of docid-shaped tokens after single spaces ending the line
     (the leftmost match of the run anchored at the end), one token kept."""
-    head = strip(line).str.splitn(" ", 2).struct.rename_fields(["qid", "rest"])
-    rest = strip(head.struct.field("rest").fill_null(""))
+    df = df.select("line_no", pl.col("line").str.strip_chars_start(PY_SPACE).str.splitn(" ", 2)
+                   .struct.rename_fields(["qid", "rest"]).struct.unnest())
+    df = df.with_columns(strip(pl.col("rest").fill_null("")))
     run = f"(?: {docid})+$"
-    docids = rest.str.extract(f"({run})", 1)
-    return [head.struct.field("qid"), strip(rest.str.replace(run, "")),
-            pl.when(docids.is_not_null()).then(docids.str.slice(1).str.split(" "))
-            .otherwise(_no_docid())]
+    docids = pl.col("docid")
+    return df.with_columns(pl.col("rest").str.extract(f"({run})", 1).alias("docid"),
+                           strip(pl.col("rest").str.replace(run, "")).alias("pattern")) \
+        .select("line_no", "qid", "pattern",
+                pl.when(docids.is_not_null()).then(docids.str.slice(1).str.split(" "))
+                .otherwise(_no_docid()).alias("docid"))
 
 
 def patterns(path: str | Path) -> pl.DataFrame | None:
     """The ``patterns`` table of an answer-pattern file, else None."""
     def parse(df: pl.DataFrame) -> pl.DataFrame:
-        d = "[0-9]" if _ascii(df) else _python_digits()
-        line = pl.col("line").str.strip_chars_end(PY_SPACE)
-        tab = df.select(line.str.contains("\t", literal=True)).to_series()
-        names = ["qid", "pattern", "docid"]
-        tabbed = [c.alias(n) for c, n in zip(_tabbed(line), names, strict=True)]
-        spaced = [c.alias(n) for c, n in zip(_spaced(line, f"[A-Z][A-Z_]*{d}{{8}}\\.{d}{{4}}"),
-                                             names, strict=True)]
+        docid = "[A-Z][A-Z_]*{d}{{8}}\\.{d}{{4}}".format(
+            d="[0-9]" if _ascii(df) else _python_digits())
+        df = df.with_columns(pl.col("line").str.strip_chars_end(PY_SPACE))
+        tab = df.select(pl.col("line").str.contains("\t", literal=True)).to_series()
         if tab.all() or not tab.any():
-            out = df.select(tabbed if tab.all() else spaced)
+            out = _tabbed(df) if tab.all() else _spaced(df, docid)
         else:  # (each layout on its own lines, then the lines in file order)
-            out = pl.concat([df.filter(tab).select("line_no", *tabbed),
-                             df.filter(~tab).select("line_no", *spaced)]) \
-                .sort("line_no").drop("line_no")
+            out = pl.concat([_tabbed(df.filter(tab)), _spaced(df.filter(~tab), docid)]) \
+                .sort("line_no")
         if not out.select(((pl.col("qid") != "") & (pl.col("pattern") != "")).all()).item():
             raise Refused(path)
-        return out.explode("docid")
+        return out.drop("line_no").explode("docid")
 
     df = scan(path, parse, comments=False)
     return None if df is None else tables.conform("patterns", df, str(path))
