@@ -58,6 +58,9 @@ sys.path.insert(0, str(HERE))
 from bench_scale import machine, qacamp_cmd  # noqa: E402
 from sql_scoring import score_sql  # noqa: E402
 
+import qacamp.cli.score  # noqa: E402, F401  (imported before any timing)
+import qacamp.ingest  # noqa: E402, F401
+import qacamp.report.formats  # noqa: E402, F401
 from qacamp import scoring  # noqa: E402
 from qacamp.tables import SCHEMAS, canonical_order, conform, empty  # noqa: E402
 
@@ -150,7 +153,7 @@ class Phases:
              "question_outcomes", "question_scores")
 
     def __init__(self) -> None:
-        self.sec: dict[str, float] = {}
+        self.sec: dict[str, dict[str, float]] = {}
         import qacamp.io
         import qacamp.io.parquet
         for name in self.STEPS:
@@ -165,28 +168,31 @@ class Phases:
         def batches(*a, **k):  # the time spent inside the generator
             it = gen(*a, **k)
             while True:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 try:
                     part = next(it)
                 except StopIteration:
                     return
                 finally:
-                    self._add("score_batches (all scoring)", time.perf_counter() - t0)
+                    self._add("score_batches (all scoring)", time.perf_counter() - t0,
+                              time.process_time() - c0)
                 yield part
         scoring.score_batches = batches
 
-    def _add(self, label: str, sec: float) -> None:
-        self.sec[label] = self.sec.get(label, 0.0) + sec
+    def _add(self, label: str, wall: float, cpu: float) -> None:
+        r = self.sec.setdefault(label, {"wall_s": 0.0, "cpu_s": 0.0})
+        r["wall_s"] += wall
+        r["cpu_s"] += cpu
 
     def _wrap(self, owner, name: str, label: str) -> None:
         f = getattr(owner, name)
 
         def timed(*a, **k):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 return f(*a, **k)
             finally:
-                self._add(label, time.perf_counter() - t0)
+                self._add(label, time.perf_counter() - t0, time.process_time() - c0)
         setattr(owner, name, timed)
 
 
@@ -231,34 +237,36 @@ def whole(cmd: list[str], log: Path) -> dict:
 
 
 # --------------------------------------------------------------------------- the check
-def compare(ours: Path, sql: Path) -> dict[str, float]:
-    """Largest |difference| of ``value`` per file; SystemExit(1) when the rows,
-    their order, the outcomes or a value (beyond 1e-12) differ."""
+def compare(ours: Path, sql: Path) -> tuple[dict[str, float], list[str]]:
+    """Largest |difference| of ``value`` per file, and the problems found: rows,
+    their order, outcomes or a value (beyond 1e-12) that differ."""
     diffs: dict[str, float] = {}
+    problems: list[str] = []
     for name in COMPARED:
         a, b = pl.read_parquet(ours / f"{name}.parquet"), pl.read_parquet(sql / f"{name}.parquet")
         if a.schema != b.schema or a.height != b.height:
-            raise SystemExit(f"MISMATCH {name}: qacamp {a.height:,} rows {dict(a.schema)}, "
-                             f"SQL {b.height:,} rows {dict(b.schema)}")
+            problems.append(f"{name}: qacamp {a.height:,} rows {dict(a.schema)}, "
+                            f"SQL {b.height:,} rows {dict(b.schema)}")
+            continue
         exact = [c for c in a.columns if c != "value"]
         same = a.select(exact).with_row_index().join(
             b.select(exact).with_row_index(), on=["index", *exact], how="anti", nulls_equal=True)
         if same.height:
-            i = same["index"][0]
-            raise SystemExit(f"MISMATCH {name} row {i}: qacamp {a.row(i)}, SQL {b.row(i)}")
+            i = same["index"].min()
+            problems.append(f"{name} row {i}: qacamp {a.row(i)}, SQL {b.row(i)}")
         if "value" in a.columns:
             d = (a["value"] - b["value"]).abs()
             diffs[name] = float(d.max() or 0.0)
             if not diffs[name] <= TOLERANCE:
                 i = int(d.arg_max())
-                raise SystemExit(f"MISMATCH {name} row {i}: qacamp {a.row(i)}, SQL {b.row(i)} "
-                                 f"(difference {diffs[name]:.3g})")
+                problems.append(f"{name} row {i}: qacamp {a.row(i)}, SQL {b.row(i)} "
+                                f"(difference {diffs[name]:.3g})")
     dropped = pl.read_parquet(ours / "dropped.parquet")
     if dropped.height:  # the SQL writes none: a QA4MRE campaign drops nothing
-        raise SystemExit(f"qacamp dropped {dropped.height} units; the SQL does not drop")
+        problems.append(f"qacamp dropped {dropped.height} units; the SQL drops none")
     diffs["runs.csv identical"] = float(
         (ours / "runs.csv").read_bytes() == (sql / "runs.csv").read_bytes())
-    return diffs
+    return diffs, problems
 
 
 def profile(ingest: Path, top: int) -> None:
@@ -326,34 +334,38 @@ def measure(args, ingest: Path, work: Path) -> int:
     out = {k: work / k for k in ("qacamp-in", "sql-in", "qacamp-whole", "sql-whole")}
     phases = Phases()
     res: dict[str, list[dict]] = {k: [] for k in out}
-    for i in range(args.repeat):
-        print(f"\n[{i + 1}/{args.repeat}] load average {os.getloadavg()}", flush=True)
+
+    def qacamp_in() -> None:
         phases.sec.clear()
         r, _ = timed(qacamp_in_process, ingest, out["qacamp-in"])
         res["qacamp-in"].append(r | {"phases": dict(phases.sec)})
-        print(f"  qacamp in process       {fmt(r)}", flush=True)
+        print(f"  qacamp in process         {fmt(r)}", flush=True)
+
+    def sql_in() -> None:
         shutil.rmtree(out["sql-in"], ignore_errors=True)
         r, steps = timed(score_sql, ingest, out["sql-in"])
         res["sql-in"].append(r | {"steps": steps})
-        print(f"  DuckDB SQL in process   {fmt(r)}", flush=True)
+        print(f"  DuckDB SQL in process     {fmt(r)}", flush=True)
+
+    def qacamp_whole() -> None:
         r = whole([*qacamp_cmd(), "score", "--ingest", str(ingest), "--out",
                    str(out["qacamp-whole"])], work / "qacamp-whole.log")
         res["qacamp-whole"].append(r)
-        print(f"  qacamp whole process    {fmt(r)}", flush=True)
+        print(f"  qacamp whole process      {fmt(r)}", flush=True)
+
+    def sql_whole() -> None:
         shutil.rmtree(out["sql-whole"], ignore_errors=True)
         r = whole([*sql_cmd(), "--ingest", str(ingest), "--out", str(out["sql-whole"])],
                   work / "sql-whole.log")
         res["sql-whole"].append(r)
-        print(f"  DuckDB SQL whole process {fmt(r)}", flush=True)
-    print("\nCHECK (same rows, same order, outcomes equal, values within 1e-12):")
-    for a, b in (("qacamp-in", "sql-in"), ("qacamp-whole", "sql-whole")):
-        d = compare(out[a], out[b])
-        print(f"  {a} vs {b}: largest |difference| units {d['units']:.3g}, "
-              f"runs {d['runs']:.3g}; outcomes identical; runs.csv "
-              f"{'byte-identical' if d['runs.csv identical'] else 'differs (6-decimal text)'}")
-    rows = {name: pl.scan_parquet(out["qacamp-in"] / f"{name}.parquet").select(pl.len())
-            .collect().item() for name in COMPARED}
-    print("  rows: " + ", ".join(f"{name} {n:,}" for name, n in rows.items()))
+        print(f"  DuckDB SQL whole process  {fmt(r)}", flush=True)
+
+    for i in range(args.repeat):  # the order alternates: neither side always runs first
+        print(f"\n[{i + 1}/{args.repeat}] load average {os.getloadavg()}", flush=True)
+        for run in ((qacamp_in, sql_in, qacamp_whole, sql_whole) if i % 2 == 0
+                    else (sql_in, qacamp_in, sql_whole, qacamp_whole)):
+            run()
+    print(f"load average at the end {os.getloadavg()}")
     qi, si, qw, sw = (best(res[k]) for k in ("qacamp-in", "sql-in", "qacamp-whole",
                                              "sql-whole"))
     print(f"\nbest of {args.repeat} (by wall time):")
@@ -364,17 +376,31 @@ def measure(args, ingest: Path, work: Path) -> int:
     print(f"| ratio qacamp / SQL (wall; CPU) | {qi['wall_s'] / si['wall_s']:.2f}x; "
           f"{qi['cpu_s'] / si['cpu_s']:.2f}x | {qw['wall_s'] / sw['wall_s']:.2f}x; "
           f"{qw['cpu_s'] / sw['cpu_s']:.2f}x |")
-    print("\nqacamp in process, breakdown (wall s; nested: score_batches holds the scoring "
-          "steps):")
-    for name, sec in qi["phases"].items():
-        print(f"  {name:<36} {sec:7.2f}")
-    print("DuckDB SQL in process, breakdown (wall s):")
-    for name, sec in si["steps"].items():
-        print(f"  {name:<36} {sec:7.2f}")
-    print(json.dumps({k: v for k, v in res.items()}, default=str))
+    print("\nqacamp in process, breakdown (nested: score_batches holds the scoring steps, "
+          "Collector.finish the output frames):")
+    for name, r in qi["phases"].items():
+        print(f"  {name:<36} {r['wall_s']:7.2f} s  ({r['cpu_s']:.2f} s CPU)")
+    print("DuckDB SQL in process, breakdown:")
+    for name, r in si["steps"].items():
+        print(f"  {name:<36} {r['wall_s']:7.2f} s  ({r['cpu_s']:.2f} s CPU)")
+    print("\nCHECK (same rows, same order, outcomes equal, values within 1e-12):")
+    failed = False
+    for a, b in (("qacamp-in", "sql-in"), ("qacamp-whole", "sql-whole")):
+        d, problems = compare(out[a], out[b])
+        for p in problems:
+            print(f"  MISMATCH {a} vs {b}: {p}")
+        failed = failed or bool(problems)
+        print(f"  {a} vs {b}: largest |difference| units {d.get('units', float('nan')):.3g}, "
+              f"runs {d.get('runs', float('nan')):.3g}; "
+              f"{'MISMATCH' if problems else 'outcomes identical, same rows in the same order'}"
+              f"; runs.csv {'byte-identical' if d['runs.csv identical'] else 'differs'}")
+    rows = {name: pl.scan_parquet(out["qacamp-in"] / f"{name}.parquet").select(pl.len())
+            .collect().item() for name in COMPARED}
+    print("  rows: " + ", ".join(f"{name} {n:,}" for name, n in rows.items()))
+    print(json.dumps(res))
     if args.profile:
         profile(ingest, args.top)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
