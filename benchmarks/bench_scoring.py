@@ -162,7 +162,7 @@ class Phases:
         self._wrap(qacamp.io, "read_parquet", "read verified ingest tables")
         self._wrap(qacamp.io.parquet, "parquet_bytes", "encode Parquet")
         self._wrap(scoring.batches, "combine_bytes", "combine batches' bytes")
-        self._wrap(qacamp.io, "write_scores", "runs_wide + write files")
+        self._wrap(qacamp.cli.score, "_write", "decode runs, runs_wide, write files")
         gen = scoring.score_batches
 
         def batches(*a, **k):  # the time spent inside the generator
