@@ -25,11 +25,12 @@ Wall and CPU seconds are given for each (the machine is shared: CPU seconds
 are the steadier figure; in process, CPU is this process's, all threads);
 whole-process figures add the peak RSS (``os.wait4``).  The benchmark CHECKS
 that the two sides wrote the same rows in the same order, with outcomes equal
-and every value within 1e-12 (it prints the largest difference and exits 1
-otherwise), so that the comparison is of the same work.
+and every value within 1e-12 (relative above 1; it prints the largest
+difference and exits 1 otherwise), so that the comparison is of the same work.
+``--repeat N`` measures each side N times, the order of the sides alternating.
 
-``--profile`` also runs :func:`qacamp.scoring.score_campaign` under cProfile
-and prints its top functions.  Quick check at a small size::
+``--profile`` also runs ``qacamp score`` in process under cProfile and prints
+qacamp's functions by cumulative time and every function by its own time.  Quick check at a small size::
 
     .venv/bin/python benchmarks/bench_scoring.py --runs 50 --questions 800
     .venv/bin/python benchmarks/bench_scoring.py [--runs 1000] [--questions 10000]
