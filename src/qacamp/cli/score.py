@@ -63,26 +63,27 @@ def _score(ingest: Path, shard: tuple[int, int]):
     """(campaign, kind, Parquet bytes of the four score tables) of the runs of
     ``shard``, scored batch by batch (each batch's frames written to bytes and
     dropped before the next)."""
-    import pyarrow as pa
-
     from ..ingest import read_resolved
-    from ..io import read_parquet
+    from ..io import read_parquet, read_row_groups
     from ..io.parquet import parquet_bytes
     from ..scoring import OUT_SCHEMAS, score_batches
     from ..scoring.batches import combine_bytes
+    from ..scoring.runtables import RUN_TABLES
     from ..tables import SCHEMAS
 
     campaign = read_resolved(ingest / "campaign.json")
     kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
     # every table ingest writes, verified and checked against its declared
-    # schema (another table's file is refused, never conformed); the response
-    # columns the scoring never reads are not decoded (memory)
+    # schema (another table's file is refused, never conformed); the run
+    # tables are decoded a row group at a time, by batch of runs
+    # (scoring.runtables), and the response columns the scoring never reads
+    # are not decoded (memory)
     unused = {"docid"} | (set() if kind == "pan" else {"score"})
-    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name],
-                                 columns=[c for c in SCHEMAS[name] if c not in unused]
-                                 if name == "responses" else None)
+    tables = {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
+                                    [c for c in SCHEMAS[name] if c not in unused])
+              if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",
+                                                      schema=SCHEMAS[name])
               for name in SCHEMAS}
-    pa.default_memory_pool().release_unused()  # the Parquet decoding's buffers
     parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
              for part in score_batches(kind, tables, campaign, shard)]
     del tables
