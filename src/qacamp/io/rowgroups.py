@@ -59,7 +59,7 @@ class RowGroups:
             return self._last[1]
         pf = self._pf
         try:
-            table = decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False),
+            table = decode(lambda g=g: pf.read_row_group(g, columns=columns, use_threads=False),
                            self._verified)
         except Damaged as exc:
             raise self._error(exc) from None
@@ -95,7 +95,7 @@ class RowGroups:
         pf = self._coded
         for g in range(n):
             try:
-                table = decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False),
+                table = decode(lambda g=g: pf.read_row_group(g, columns=columns, use_threads=False),
                                self._verified)
             except Damaged as exc:
                 raise self._error(exc) from None

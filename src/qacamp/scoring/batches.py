@@ -35,7 +35,6 @@ from .baselines import BASELINES, baseline_runs
 from .context import Context
 from .frames import JS, OUT_SCHEMAS
 from .judged import Judged
-from .outcomes import has_multi
 from .runtables import RUN_TABLES, like, of_runs, scan, strings
 
 #: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
