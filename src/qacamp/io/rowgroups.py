@@ -75,8 +75,6 @@ class RowGroups:
         in file order (one empty frame for a table without rows).  ``coded``:
         string columns as Categorical (dictionary codes, not decoded strings:
         a scan that counts or selects a few rows)."""
-        import pyarrow as pa
-
         columns = list(columns or self.columns)
         n = self._pf.num_row_groups
         if not n:
@@ -85,21 +83,25 @@ class RowGroups:
             for g in range(n):
                 yield pl.from_arrow(self._group(g, columns))
             return
+        for g in range(n):
+            yield pl.from_arrow(self._coded_group(g, columns))
+
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns``, strings as dictionary arrays."""
+        import pyarrow as pa
+
         if self._coded is None:
-            schema = self._pf.schema_arrow
-            self._coded = self._opener([f.name for f in schema
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
                                         if f.name in self.columns
                                         and (pa.types.is_string(f.type)
                                              or pa.types.is_large_string(f.type)
                                              or pa.types.is_string_view(f.type))])
         pf = self._coded
-        for g in range(n):
-            try:
-                table = decode(lambda g=g: pf.read_row_group(g, columns=columns, use_threads=False),
-                               self._verified)
-            except Damaged as exc:
-                raise self._error(exc) from None
-            yield pl.from_arrow(table)
+        try:
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False),
+                          self._verified)
+        except Damaged as exc:
+            raise self._error(exc) from None
 
     def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
              ) -> pl.DataFrame:
@@ -112,7 +114,8 @@ class RowGroups:
         columns = list(columns or self.columns)
         wanted = frozenset(values)
         if key not in self._values:
-            self._values[key] = [frozenset(self._group(g, [key]).column(0).unique().to_pylist())
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist())
                                  for g in range(self._pf.num_row_groups)]
         parts = []
         for g, present in enumerate(self._values[key]):
