@@ -51,18 +51,22 @@ def run(args) -> int:
         if args.merge:
             _merge(ingest, args.merge, args.out)
         else:
-            campaign, kind, files = _score(ingest, shard)
+            campaign, kind, files, runs, present = _score(ingest, shard)
             if args.shard is None:
-                _write(campaign, kind, files, args.out)
+                _write(campaign, kind, files, runs, present, args.out)
             else:
                 _write_shard(ingest, kind, shard, files, args.out)
     return 0
 
 
 def _score(ingest: Path, shard: tuple[int, int]):
-    """(campaign, kind, Parquet bytes of the four score tables) of the runs of
-    ``shard``, scored batch by batch (each batch's frames written to bytes and
-    dropped before the next)."""
+    """(campaign, kind, Parquet bytes of the four score tables, run-level rows,
+    judgment sets) of the runs of ``shard``, scored batch by batch (each
+    batch's frames written to bytes and dropped before the next; the run-level
+    rows, scope ``all``, and the judgment sets of the run scores kept for
+    ``runs.csv``)."""
+    import polars as pl
+
     from ..ingest import read_resolved
     from ..io import read_parquet, read_row_groups
     from ..io.parquet import parquet_bytes
@@ -84,23 +88,23 @@ def _score(ingest: Path, shard: tuple[int, int]):
               if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",
                                                       schema=SCHEMAS[name])
               for name in SCHEMAS}
-    parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
-             for part in score_batches(kind, tables, campaign, shard)]
+    parts, runs, present = [], [], set()
+    for part in score_batches(kind, tables, campaign, shard):
+        runs.append(part["runs"].filter(pl.col("scope") == "all"))
+        present.update(part["runs"]["judgment_set"].unique().to_list())
+        parts.append({name: parquet_bytes(part[name]) for name in OUT_SCHEMAS})
     del tables
-    return campaign, kind, combine_bytes(parts)
+    return campaign, kind, combine_bytes(parts), pl.concat(runs), sorted(present)
 
 
-def _write(campaign: dict, kind: str, files: dict, out) -> None:
-    import polars as pl
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+def _write(campaign: dict, kind: str, files: dict, runs, present: list[str], out) -> None:
+    """The score files: ``files`` (Parquet bytes) and ``runs.csv``, the wide
+    run table of the primary judgment set (among ``present``, the sets of the
+    run scores) from ``runs`` (the run-level rows of scope ``all``)."""
     from ..io import write_scores
     from ..report.formats import spreadsheet_safe
     from ..scoring import primary_set, runs_wide
 
-    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
-    present = sorted(runs["judgment_set"].unique().to_list())
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
     write_scores(files, spreadsheet_safe(runs_wide(runs, primary, kind)), out)
@@ -132,6 +136,10 @@ def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], files: dict, o
 
 
 def _merge(ingest: Path, dirs: list[str], out) -> None:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from ..errors import InputError
     from ..ingest import read_resolved
     from ..io import parquet_file_bytes, read_parquet
@@ -154,4 +162,7 @@ def _merge(ingest: Path, dirs: list[str], out) -> None:
     order = sorted(range(len(dirs)), key=lambda k: ids[k]["shard"][0])
     parts = [{name: parquet_file_bytes(Path(dirs[k]) / f"{name}.parquet", schema)
               for name, schema in OUT_SCHEMAS.items()} for k in order]
-    _write(campaign, kind, combine_bytes(parts), out)
+    files = combine_bytes(parts)
+    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
+    present = sorted(runs["judgment_set"].unique().to_list())
+    _write(campaign, kind, files, runs.filter(pl.col("scope") == "all"), present, out)
