@@ -77,9 +77,9 @@ def survey(t: dict) -> Survey:
     for c in scan(t["responses"], ["run", "qid", "item", "answered", "nil"]):
         runs.update(c["run"].drop_nulls().unique().cast(pl.String).to_list())
         max_item.append(strings(c.group_by("qid").agg(pl.col("item").max())))
-        nil.append(strings(c.filter(pl.col("answered") & pl.col("nil").fill_null(False))
-                           .select("run", "qid", "item")))
-    nil_rows = pl.concat(nil)
+        nil.append(c.filter(pl.col("answered") & pl.col("nil").fill_null(False))
+                   .select("run", "qid", "item"))
+    nil_rows = pl.concat(nil)  # codes as scanned: joined with the judgments' codes
     sets: set = set()
     judged, right = [], []
     keys = ["run", "qid", "item"]
@@ -88,12 +88,16 @@ def survey(t: dict) -> Survey:
         judged.append(strings(c.filter(pl.col("judgment").is_not_null())
                               .select(JS, "qid").unique()))
         r = c.filter(pl.col("judgment") == "R")
-        right.append(strings(r.join(like(nil_rows, r), on=keys, how="semi").select(JS, *keys)))
+        nil_rows = like(nil_rows, r)  # a no-op once the dtypes agree
+        # the NIL answers of this chunk's runs only (a join against all of them
+        # for every chunk would grow with the square of the table)
+        here = nil_rows.filter(pl.col("run").is_in(r["run"].unique()))
+        right.append(strings(r.join(here, on=keys, how="semi").select(JS, *keys)))
     for c in scan(t["nugget_matches"], [JS]):
         sets.update(c[JS].drop_nulls().unique().cast(pl.String).to_list())
     return Survey(runs=runs, sets=sets, judged=pl.concat(judged).unique(),
                   max_item=pl.concat(max_item).group_by("qid").agg(pl.col("item").max()),
-                  nil=nil_rows, nil_right=pl.concat(right))
+                  nil=strings(nil_rows), nil_right=pl.concat(right))
 
 
 __all__ = ["RUN_TABLES", "Survey", "like", "of_runs", "scan", "strings", "survey"]
