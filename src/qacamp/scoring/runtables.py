@@ -91,7 +91,7 @@ def survey(t: dict) -> Survey:
         nil_rows = like(nil_rows, r)  # a no-op once the dtypes agree
         # the NIL answers of this chunk's runs only (a join against all of them
         # for every chunk would grow with the square of the table)
-        here = nil_rows.filter(pl.col("run").is_in(r["run"].unique()))
+        here = nil_rows.filter(pl.col("run").is_in(r["run"].unique().implode()))
         right.append(strings(r.join(here, on=keys, how="semi").select(JS, *keys)))
     for c in scan(t["nugget_matches"], [JS]):
         sets.update(c[JS].drop_nulls().unique().cast(pl.String).to_list())
