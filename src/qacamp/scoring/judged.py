@@ -48,14 +48,11 @@ class Judged:
 
 def judged_units(ctx: Context, out: Collector) -> Judged:
     q, t = ctx.questions, ctx.t
+    jq = ctx.survey.judged
     ql = q.filter(pl.col("qtype").is_in(QUESTION_QTYPES)).select("qid")
     lq = q.filter(pl.col("qtype") == "LIST").select("qid")
     oq = q.filter(pl.col("qtype").is_in(NUGGET_QTYPES)).select("qid")
     empty = pl.DataFrame(schema={JS: pl.String, "qid": pl.String})
-    # the (judgment set, question) pairs judged: needed by the TREC kinds' questions
-    # and by list questions (a gold-standard kind without lists scores every question)
-    jq = (t["judgments"].filter(pl.col("judgment").is_not_null()).select(JS, "qid").unique()
-          if ctx.kind not in GOLD_KINDS or lq.height else empty)
 
     if ctx.skipped("factoid"):
         question = empty
