@@ -42,7 +42,10 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
     overlap = set(sums) & set(means)
     if overlap:
         raise ValueError(f"columns both summed and averaged: {sorted(overlap)}")
-    out_schema = {k: df.schema[k] for k in keys}
+    # the dtypes of the columns used, read once (a frame's whole schema would
+    # convert every column's dtype, a large Enum's categories included)
+    dtype = {c: df.get_column(c).dtype for c in dict.fromkeys([*keys, *sums, *means])}
+    out_schema = {k: dtype[k] for k in keys}
     out_schema.update({c: pl.Float64 for c in [*sums, *means]})
     if count:
         out_schema[count] = pl.Int64
@@ -51,7 +54,7 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
     values = [*sums, *means]
     if not keys or not values:
         return _ordered(df, keys, order, sums, means, count, out_schema)
-    if all(df.schema[c].is_integer() or df.schema[c] == pl.Boolean for c in values):
+    if all(dtype[c].is_integer() or dtype[c] == pl.Boolean for c in values):
         exact = pl.lit(True)  # integer columns: summed as integers, exact
     else:
         # integers whose every partial sum stays below 2**52: exact in any order
@@ -62,7 +65,7 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
 
     def total(c: str) -> pl.Expr:
         """An integer column's exact integer sum, a float column's sum."""
-        dt = df.schema[c]
+        dt = dtype[c]
         if dt.is_integer() or dt == pl.Boolean:
             return pl.col(c).cast(pl.Int64).sum().cast(pl.Float64)
         return pl.col(c).cast(pl.Float64).sum()

@@ -121,8 +121,8 @@ def _nil_frame(ctx: Context, main: pl.DataFrame) -> pl.DataFrame:
     if ctx.nil_judged is None:
         judged_nil = df.group_by(JS, "qid").agg(pl.col("nil_right").any().alias("_jn"))
     else:  # the campaign's, found over every run (scoring.batches.nil_judged)
-        judged_nil = ctx.nil_judged.select(pl.col(JS).cast(df.schema[JS]),
-                                           pl.col("qid").cast(df.schema["qid"]),
+        judged_nil = ctx.nil_judged.select(pl.col(JS).cast(df.get_column(JS).dtype),
+                                           pl.col("qid").cast(df.get_column("qid").dtype),
                                            pl.lit(True).alias("_jn"))
     return df.join(judged_nil, on=[JS, "qid"], how="left").with_columns(
         pl.coalesce(pl.col("nil_answer"), pl.col("_jn")).fill_null(False)
