@@ -10,10 +10,17 @@ checks that the merged files are byte-identical to the unsharded ones.
 ``--src DIR`` runs the scoring of another source tree (e.g. an older commit's
 ``src``, exported with ``git archive``) for a side-by-side figure.
 ``--big`` is the 100 M responses campaign (10,000 runs x 10,000 questions):
-the simulation and ingest alone take a long time.
+the simulation and ingest alone take a long time, and `qacamp ingest` holds
+the campaign's tables in memory (3.6 GB at 10 M responses), so it does not fit
+a 24 GB machine.  ``--replicate K`` scores a campaign K times the size of the
+simulated one instead: its ingest tables are the simulated campaign's,
+repeated K times with the runs renamed (``x000-<run>``, ``x001-<run>``...: K
+times the runs, the same questions), written row group by row group with
+qacamp's Parquet options and records, as `qacamp ingest` would write them
+(the rows stay in canonical order); only the scoring is measured on it.
 
     .venv/bin/python benchmarks/bench_memory.py [--runs 1000] [--questions 10000]
-        [--shards 4] [--src DIR] [--big] [--workdir DIR]
+        [--shards 4] [--src DIR] [--big] [--replicate K] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -56,6 +63,49 @@ def prepare(args, work: Path) -> Path:
     return ingest
 
 
+def replicate(ingest: Path, k: int) -> Path:
+    """The ingest folder of ``ingest``'s campaign repeated ``k`` times with
+    renamed runs (module docstring; cached)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from qacamp.io import write_bytes, writing
+    from qacamp.io.parquet import ROW_GROUP, WRITE_OPTIONS
+    from qacamp.scoring.runtables import RUN_TABLES
+    from qacamp.tables import SCHEMAS
+
+    out = ingest.parent.parent / f"{ingest.parent.name}_x{k}" / "ingest"
+    done = out.parent / ".replicate.done"
+    if done.exists():
+        print(f"[prepare] replicate x{k}: cached", flush=True)
+        return out
+    sets = pq.read_table(ingest / "judgments.parquet", columns=["judgment_set"]).column(0)
+    if len(pc.unique(sets)) > 1:  # rows sorted by judgment set first: not kept by the copies
+        raise SystemExit("--replicate needs a campaign with one judgment set")
+    with writing("qacamp ingest", dirs=[out], inputs=[ingest], force=True):
+        for f in ["campaign.json", *(f"{name}.parquet" for name in SCHEMAS)]:
+            name = f.removesuffix(".parquet")
+            if name not in RUN_TABLES:
+                write_bytes((ingest / f).read_bytes(), out / f, ".parquet")
+                continue
+            src = pq.ParquetFile(ingest / f)
+            sink = pa.BufferOutputStream()
+            with pq.ParquetWriter(sink, src.schema_arrow, **WRITE_OPTIONS) as w:
+                for i in range(k):
+                    for g in range(src.num_row_groups):
+                        t = src.read_row_group(g)
+                        j = t.schema.get_field_index("run")
+                        run = pc.binary_join_element_wise(f"x{i:03d}-", t.column(j).cast(pa.string()),
+                                                          "").cast(t.schema.field(j).type)
+                        w.write_table(t.set_column(j, t.schema.field(j), run),
+                                      row_group_size=ROW_GROUP)
+            write_bytes(sink.getvalue(), out / f, ".parquet")
+            print(f"[prepare] replicate x{k}: {f}", flush=True)
+    done.write_text("done")
+    return out
+
+
 def score_cmd(args) -> list[str]:
     if args.src:
         return [sys.executable, "-c", "import sys; from qacamp.cli import main; "
@@ -89,6 +139,8 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="10,000 runs x 10,000 questions")
     ap.add_argument("--shards", type=int, default=0, help="also score as N shards + merge")
     ap.add_argument("--src", default=None, help="score with this source tree (PYTHONPATH)")
+    ap.add_argument("--replicate", type=int, default=1,
+                    help="score the campaign repeated K times with renamed runs")
     ap.add_argument("--workdir", default="/tmp/qacamp-bench-memory")
     args = ap.parse_args()
     if args.big:
@@ -97,11 +149,14 @@ def main() -> int:
     mach = machine()
     print(json.dumps(mach), flush=True)
     ingest = prepare(args, work)
+    if args.replicate > 1:
+        ingest = replicate(ingest, args.replicate)
     import pyarrow.parquet as pq
 
     n = pq.ParquetFile(ingest / "responses.parquet").metadata.num_rows
     tag = "src" if args.src else "this"
-    out = work / f"scores_{tag}_r{args.runs}_q{args.questions}"
+    size = f"r{args.runs}_q{args.questions}" + (f"_x{args.replicate}" if args.replicate > 1 else "")
+    out = work / f"scores_{tag}_{size}"
     print("| step | wall (s) | peak RSS (MB) | peak bytes per response |\n|---|---:|---:|---:|")
     whole = measured(args, ["score", "--ingest", str(ingest), "--out", str(out), "--force"],
                      work / "score.log")
@@ -109,12 +164,12 @@ def main() -> int:
     if args.shards:
         dirs = []
         for i in range(args.shards):
-            d = work / f"shard_{tag}_{i}of{args.shards}"
+            d = work / f"shard_{tag}_{size}_{i}of{args.shards}"
             r = measured(args, ["score", "--ingest", str(ingest), "--out", str(d), "--force",
                                 "--shard", f"{i}/{args.shards}"], work / f"shard{i}.log")
             dirs.append(str(d))
             print(row(f"`--shard {i}/{args.shards}`", r, n), flush=True)
-        merged = work / f"merged_{tag}"
+        merged = work / f"merged_{tag}_{size}"
         r = measured(args, ["score", "--ingest", str(ingest), "--out", str(merged), "--force",
                             "--merge", *dirs], work / "merge.log")
         print(row("`--merge`", r, n), flush=True)

@@ -9,25 +9,39 @@ times
   interpreter start, imports, reading the JSON lines, scoring, writing);
 - ``qacamp eval pan --truth TRUTH --edition 2022 --precision full ANSWERS...``
   as one process for all submissions, start-up included (the strict readers,
-  the ingest checks and the scoring the workflow uses);
+  the ingest checks and the scoring the workflow uses), ``--repeat`` times:
+  the median and the best wall time, the median CPU time of the process
+  (user + sys of the child, from ``getrusage``: steadier than the wall time on
+  a shared machine) and the load average before each run;
+- with ``--src DIR`` (another source tree, e.g. ``git archive COMMIT src``),
+  that tree's ``qacamp eval pan`` alternated with this one's, run for run, for
+  a before/after figure at the same load; the outputs must be byte-identical;
 - and, for reference, reading the files with polars plus
   :func:`qacamp.measures.pan_frames.score_runs`, and the pure functions alone on the
   aligned arrays (:func:`qacamp.measures.pan.evaluate`);
 
-prints both times, their ratio, and the largest difference between the
+prints the times, their ratios, and the largest difference between the
 evaluator's printed (3-decimal) values and qacamp's (at most 0.0005).
 
 The evaluator is PAN's own script (needs scikit-learn, a test dependency);
 by default it is looked up in ``../shared/peers/pan`` beside the project, as
-the tests do (``tests/paths.py``).
+the tests do (``tests/paths.py``).  The environment is passed on as it is
+(the script says whether ``PYTHONDONTWRITEBYTECODE`` is set: then every run
+compiles qacamp's modules again); ``--bytecode`` runs qacamp with its
+bytecode cached instead (``PYTHONPYCACHEPREFIX`` in the temporary folder,
+written by one untimed run per source tree), as an installed package runs.
 
     .venv/bin/python benchmarks/bench_pan.py [--runs 13] [--problems 14311] [--evaluator PATH]
+        [--repeat 5] [--src DIR] [--bytecode]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,19 +89,70 @@ def official(evaluator: Path, truth_dir: Path, folders: dict[str, Path], out: Pa
     return time.perf_counter() - start, results
 
 
-def qacamp_eval(truth_dir: Path, folders: dict[str, Path]):
-    """``qacamp eval pan`` as a whole process; returns (seconds, {(run, measure): value})."""
-    exe = Path(sys.executable).parent / "qacamp"
-    cmd = [str(exe), "eval", "pan", "--truth", str(truth_dir / "truth.jsonl"), "--edition",
-           "2022", "--precision", "full", *[str(f / "answers.jsonl") for f in folders.values()]]
+def eval_cmd(truth_dir: Path, folders: dict[str, Path], src: Path | None) -> list[str]:
+    args = ["eval", "pan", "--truth", str(truth_dir / "truth.jsonl"), "--edition", "2022",
+            "--precision", "full", *[str(f / "answers.jsonl") for f in folders.values()]]
+    if src is not None:  # another source tree, on PYTHONPATH
+        return [sys.executable, "-c", "import sys; from qacamp.cli import main; "
+                "sys.exit(main(sys.argv[1:]))", *args]
+    return [str(Path(sys.executable).parent / "qacamp"), *args]
+
+
+def qacamp_eval(truth_dir: Path, folders: dict[str, Path], src: Path | None = None,
+                pycache: Path | None = None):
+    """``qacamp eval pan`` as a whole process: (wall s, user + sys s, load average
+    before, stdout).  ``pycache``: Python's bytecode cache there
+    (``PYTHONPYCACHEPREFIX``, writing allowed), as an installed package runs."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src.resolve())
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache / ("before" if src is not None else "this"))
+    load = os.getloadavg()[0]
     start = time.perf_counter()
-    res = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    proc = subprocess.Popen(eval_cmd(truth_dir, folders, src), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    out, err = proc.communicate()
     took = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode:
+        raise SystemExit(f"qacamp eval failed ({proc.returncode}): {err.decode()[-2000:]}")
+    return took, usage, load, out
+
+
+def eval_values(out: bytes) -> dict:
     values = {}
-    for line in res.stdout.splitlines()[1:]:
+    for line in out.decode().splitlines()[1:]:
         run, measure, _scope, _unit, value = line.split("\t")
         values[(run, measure)] = float(value)
-    return took, values
+    return values
+
+
+def repeated(truth_dir: Path, folders: dict[str, Path], repeat: int, src: Path | None,
+             pycache: Path | None = None):
+    """``repeat`` runs of this tree's ``qacamp eval pan`` (and of ``src``'s,
+    alternated): {side: {"wall": [...], "cpu": [...], "load": [...], "out": bytes}}.
+    With ``pycache``, one untimed run per side first writes the bytecode."""
+    sides = {"this": None} if src is None else {"before": src, "this": None}
+    res = {side: {"wall": [], "cpu": [], "load": []} for side in sides}
+    if pycache is not None:
+        for tree in sides.values():
+            qacamp_eval(truth_dir, folders, tree, pycache)
+    for _ in range(repeat):
+        for side, tree in sides.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            took, after, load, out = qacamp_eval(truth_dir, folders, tree, pycache)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            r = res[side]
+            r["wall"].append(took)
+            r["cpu"].append(cpu)
+            r["load"].append(load)
+            if r.setdefault("out", out) != out:
+                raise SystemExit(f"qacamp eval ({side}) printed different output on a rerun")
+    if src is not None and res["before"]["out"] != res["this"]["out"]:
+        raise SystemExit("the two source trees printed different output")
+    return res
 
 
 def qacamp_scores(truth_dir: Path, folders: dict[str, Path]):
@@ -112,6 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--problems", type=int, default=14311)
     ap.add_argument("--seed", type=int, default=2022)
     ap.add_argument("--evaluator", type=Path, default=EVALUATOR)
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="whole-process runs of qacamp eval pan (default 5)")
+    ap.add_argument("--src", type=Path, default=None,
+                    help="also run this source tree's qacamp (PYTHONPATH), alternated")
+    ap.add_argument("--bytecode", action="store_true",
+                    help="run qacamp with its bytecode cached (a PYTHONPYCACHEPREFIX in the "
+                         "temporary folder, written by one untimed run), as an installed "
+                         "package runs even where PYTHONDONTWRITEBYTECODE is set")
     args = ap.parse_args(argv)
     if not args.evaluator.is_file():
         print(f"evaluator not found: {args.evaluator} (pass --evaluator)", file=sys.stderr)
@@ -120,17 +193,31 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         folders = write_campaign(root, args.runs, args.problems, args.seed)
         t_official, printed = official(args.evaluator, root / "sim", folders, root / "out")
-        t_eval, evaluated = qacamp_eval(root / "sim", folders)
+        runs = repeated(root / "sim", folders, max(1, args.repeat), args.src,
+                        root / "pycache" if args.bytecode else None)
         t_qacamp, t_pure, scores = qacamp_scores(root / "sim", folders)
+    evaluated = eval_values(runs["this"]["out"])
     mine = {(r, m): v for r, m, v in scores.iter_rows()}
     worst = max(abs(mine[(run, KEYS[k])] - v) for run, res in printed.items() for k, v in res.items())
     worst_eval = max(abs(evaluated[(run, KEYS[k])] - v)
                      for run, res in printed.items() for k, v in res.items())
     worst = max(worst, worst_eval)
     print(f"campaign: {len(folders)} submissions x {args.problems:,} problems (simulated, seed {args.seed})")
+    if args.bytecode:
+        print("qacamp runs with its bytecode cached (--bytecode)")
+    else:
+        print(f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} "
+              "(set: every run compiles qacamp's modules again; --bytecode caches them)")
     print(f"official PAN 2022 evaluator, one process per submission: {t_official:.2f} s")
-    print(f"qacamp eval pan, one process, start-up included:         {t_eval:.2f} s "
-          f"(ratio {t_official / t_eval:.1f}x)")
+    for side, r in runs.items():
+        wall = statistics.median(r["wall"])
+        name = "qacamp eval pan" if side == "this" else f"qacamp eval pan of {args.src}"
+        print(f"{name}, one process, start-up included, {len(r['wall'])} runs: median "
+              f"{wall:.2f} s (best {min(r['wall']):.2f} s; ratio {t_official / wall:.1f}x), "
+              f"CPU user+sys median {statistics.median(r['cpu']):.2f} s, load average "
+              f"{min(r['load']):.1f}-{max(r['load']):.1f}")
+    if args.src is not None:
+        print("outputs of the two trees: byte-identical")
     print(f"qacamp, read files + score_runs (in process):             {t_qacamp:.3f} s "
           f"(ratio {t_official / t_qacamp:.0f}x)")
     print(f"qacamp pure functions on the aligned arrays:             {t_pure:.3f} s "

@@ -137,6 +137,33 @@ def test_pan_canonical_lines_read_on_columns(tmp_path, monkeypatch):
         assert judg["judgment"].to_list() == ["W", "R", None, "R"]
 
 
+def test_pan_answers_judged_against_truth_tables_in_any_order(tmp_path):
+    """The columnar reader judges against the options whatever their row order
+    (the truth reader's tables list the problems in file order; other tables
+    may not): hand-made expectations, the same frames both ways, and a problem
+    outside the questions still falls back to the line reader's error."""
+    t = tmp_path / "truth.jsonl"
+    t.write_text(TRUTH, encoding="utf-8")
+    q, o = pan.read_truth(t)
+    a = tmp_path / "teamX" / "answers.jsonl"
+    a.parent.mkdir()
+    a.write_text('{"id": "p3", "value": 0.2}\n{"id": "p1", "value": 0.9}\n'
+                 '{"id": "p4", "value": 0.1}\n{"id": "p2", "value": 0.5}\n', encoding="utf-8")
+    shuffled = o.reverse()
+    resp, judg = _pan_columns.answers(a, "teamX", q, shuffled, pan.JUDGMENT_SET)
+    assert resp.select("qid", "rank", "answer", "answered", "score").rows() == [
+        ("p3", 1, "N", True, 0.2), ("p1", 2, "Y", True, 0.9), ("p4", 3, "N", True, 0.1),
+        ("p2", 4, None, False, 0.5)]
+    assert judg["judgment"].to_list() == ["W", "R", "R", None]
+    same = _pan_columns.answers(a, "teamX", q, o, pan.JUDGMENT_SET)
+    assert resp.equals(same[0]) and judg.equals(same[1])
+    fewer = q.filter(pl.col("qid") != "p4")
+    assert _pan_columns.answers(a, "teamX", fewer, shuffled, pan.JUDGMENT_SET) is None
+    assert _pan_columns.answers(a, "teamX", fewer, o, pan.JUDGMENT_SET) is None
+    with pytest.raises(InputError, match="problem p4 is not in the truth file"):
+        pan.read_answers(a, fewer, shuffled)
+
+
 @pytest.mark.parametrize("line, outcome", [
     ('{"id": "p1", "value": 0.7, "note": "x"}', ("ok", 0.7)),   # extra key: accepted
     ('{"value": 0.7, "id": "p1"}', ("ok", 0.7)),                # other key order

@@ -87,11 +87,12 @@ def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     ingest = d / "trec2002" / "ingest"
     capsys.readouterr()
     _refused(capsys, ingest, d / "m1", [trec[0], trec[2]], ["1 of the 3 shards are missing",
-                                                            "1/3"])
+                                                            "1/3", "scores would lack their runs",
+                                                            "every shard folder"])
     _refused(capsys, ingest, d / "m2", [trec[0], trec[1], trec[1], trec[2]],
              ["shard 1/3 is given twice"])
     _refused(capsys, ingest, d / "m3", [trec[0], trec[1], other[2]],
-             [str(other[2]), "settings differ", "ingest_sha256"])
+             [str(other[2]), "settings differ", "ingest_sha256", "rescore the shards"])
     # all three shards of another campaign: not the ingest tables named
     _refused(capsys, ingest, d / "m4", other, ["scored other ingest tables"])
     # a scores folder is not a shard

@@ -152,6 +152,24 @@ def conform(name: str, df: pl.DataFrame, source: str | None = None) -> pl.DataFr
 
 
 def canonical_order(name: str, df: pl.DataFrame) -> pl.DataFrame:
-    """Sort ``df`` into the canonical row order of table ``name``."""
+    """Sort ``df`` into the canonical row order of table ``name`` (a frame
+    already in that order, checked in one pass, is returned as it is: the same
+    rows a stable sort would give)."""
     keys = [k for k in SORT_KEYS.get(name, []) if k in df.columns]
-    return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
+    if not keys or is_ordered(df, keys):
+        return df
+    return df.sort(keys, nulls_last=True, maintain_order=True)
+
+
+def is_ordered(df: pl.DataFrame, keys: list[str]) -> bool:
+    """True when the rows of ``df`` are in ascending order of ``keys``
+    (lexicographic, nulls last, equal rows allowed), as ``df.sort(keys,
+    nulls_last=True)`` orders them."""
+    if df.height < 2:
+        return True
+    in_order = pl.lit(True)  # row i <= row i + 1 on the keys after this one
+    for k in reversed(keys):
+        a, b = pl.col(k), pl.col(k).shift(-1)
+        less = (a < b).fill_null(False) | (a.is_not_null() & b.is_null())
+        in_order = less | (a.eq_missing(b) & in_order)
+    return bool(df.select(in_order.slice(0, df.height - 1).all()).item())

@@ -22,8 +22,16 @@ if ! pgrep -x munged >/dev/null; then
   pgrep -u munge -x munged >> "$state/pids"
 fi
 
+# The controller's and the node's state live in STATE_DIR, never in the
+# system's /var/spool: a cluster left over from an interrupted run (its jobs
+# still allocated in the saved state) must not be recovered into this one.
 conf=/etc/slurm/slurm.conf
-mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
+mkdir -p /etc/slurm "$state/ctld" "$state/slurmd"
+live=$(ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "slurmctld" || $2 == "slurmd")' || true)
+if [ -n "$live" ]; then
+  echo "a SLURM daemon is already running on this machine (ps: $live); stop it first" >&2
+  exit 1
+fi
 cat > "$conf" <<CONF
 ClusterName=qacamp
 SlurmctldHost=localhost(127.0.0.1)
@@ -31,8 +39,8 @@ SlurmUser=root
 SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
+StateSaveLocation=$state/ctld
+SlurmdSpoolDir=$state/slurmd
 SlurmctldPidFile=$state/slurmctld.pid
 SlurmdPidFile=$state/slurmd.pid
 SlurmctldLogFile=$state/slurmctld.log
@@ -52,8 +60,8 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$ncpu RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 
-slurmctld -f "$conf"
-slurmd -f "$conf" -N localhost
+slurmctld -c -f "$conf"
+slurmd -c -f "$conf" -N localhost
 for i in $(seq 1 60); do
   [ -s "$state/slurmctld.pid" ] && [ -s "$state/slurmd.pid" ] && break
   sleep 0.5

@@ -51,55 +51,60 @@ def run(args) -> int:
         if args.merge:
             _merge(ingest, args.merge, args.out)
         else:
-            campaign, kind, files = _score(ingest, shard)
+            campaign, kind, files, runs, present = _score(ingest, shard)
             if args.shard is None:
-                _write(campaign, kind, files, args.out)
+                _write(campaign, kind, files, runs, present, args.out)
             else:
                 _write_shard(ingest, kind, shard, files, args.out)
     return 0
 
 
 def _score(ingest: Path, shard: tuple[int, int]):
-    """(campaign, kind, Parquet bytes of the four score tables) of the runs of
-    ``shard``, scored batch by batch (each batch's frames written to bytes and
-    dropped before the next)."""
-    import pyarrow as pa
+    """(campaign, kind, Parquet bytes of the four score tables, run-level rows,
+    judgment sets) of the runs of ``shard``, scored batch by batch (each
+    batch's frames written to bytes and dropped before the next; the run-level
+    rows, scope ``all``, and the judgment sets of the run scores kept for
+    ``runs.csv``)."""
+    import polars as pl
 
     from ..ingest import read_resolved
-    from ..io import read_parquet
+    from ..io import read_parquet, read_row_groups
     from ..io.parquet import parquet_bytes
     from ..scoring import OUT_SCHEMAS, score_batches
     from ..scoring.batches import combine_bytes
+    from ..scoring.runtables import RUN_TABLES
     from ..tables import SCHEMAS
 
     campaign = read_resolved(ingest / "campaign.json")
     kind = campaign.get("kind") or (campaign.get("options") or {}).get("kind")
     # every table ingest writes, verified and checked against its declared
-    # schema (another table's file is refused, never conformed); the response
-    # columns the scoring never reads are not decoded (memory)
+    # schema (another table's file is refused, never conformed); the run
+    # tables are decoded a row group at a time, by batch of runs
+    # (scoring.runtables), and the response columns the scoring never reads
+    # are not decoded (memory)
     unused = {"docid"} | (set() if kind == "pan" else {"score"})
-    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name],
-                                 columns=[c for c in SCHEMAS[name] if c not in unused]
-                                 if name == "responses" else None)
+    tables = {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
+                                    [c for c in SCHEMAS[name] if c not in unused])
+              if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",
+                                                      schema=SCHEMAS[name])
               for name in SCHEMAS}
-    pa.default_memory_pool().release_unused()  # the Parquet decoding's buffers
-    parts = [{name: parquet_bytes(part[name]) for name in OUT_SCHEMAS}
-             for part in score_batches(kind, tables, campaign, shard)]
+    parts, runs, present = [], [], set()
+    for part in score_batches(kind, tables, campaign, shard):
+        runs.append(part["runs"].filter(pl.col("scope") == "all"))
+        present.update(part["runs"]["judgment_set"].unique().to_list())
+        parts.append({name: parquet_bytes(part[name]) for name in OUT_SCHEMAS})
     del tables
-    return campaign, kind, combine_bytes(parts)
+    return campaign, kind, combine_bytes(parts), pl.concat(runs), sorted(present)
 
 
-def _write(campaign: dict, kind: str, files: dict, out) -> None:
-    import polars as pl
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+def _write(campaign: dict, kind: str, files: dict, runs, present: list[str], out) -> None:
+    """The score files: ``files`` (Parquet bytes) and ``runs.csv``, the wide
+    run table of the primary judgment set (among ``present``, the sets of the
+    run scores) from ``runs`` (the run-level rows of scope ``all``)."""
     from ..io import write_scores
     from ..report.formats import spreadsheet_safe
     from ..scoring import primary_set, runs_wide
 
-    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
-    present = sorted(runs["judgment_set"].unique().to_list())
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
     write_scores(files, spreadsheet_safe(runs_wide(runs, primary, kind)), out)
@@ -131,6 +136,10 @@ def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], files: dict, o
 
 
 def _merge(ingest: Path, dirs: list[str], out) -> None:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from ..errors import InputError
     from ..ingest import read_resolved
     from ..io import parquet_file_bytes, read_parquet
@@ -153,4 +162,7 @@ def _merge(ingest: Path, dirs: list[str], out) -> None:
     order = sorted(range(len(dirs)), key=lambda k: ids[k]["shard"][0])
     parts = [{name: parquet_file_bytes(Path(dirs[k]) / f"{name}.parquet", schema)
               for name, schema in OUT_SCHEMAS.items()} for k in order]
-    _write(campaign, kind, combine_bytes(parts), out)
+    files = combine_bytes(parts)
+    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
+    present = sorted(runs["judgment_set"].unique().to_list())
+    _write(campaign, kind, files, runs.filter(pl.col("scope") == "all"), present, out)

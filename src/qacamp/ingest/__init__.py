@@ -40,6 +40,7 @@ whose first question is a LIST question is read as a NIST judged list run.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +50,6 @@ import polars as pl
 from .. import tables
 from ..errors import OutputError
 from ..io import write_parquet, write_text, writing
-from .auto import add_automatic
 from .campaign import (
     DEFAULT_MIN_COVERAGE,
     KINDS,
@@ -59,12 +59,17 @@ from .campaign import (
     resolved_campaign,
 )
 from .checks import Acc
-from .gold import clef_kind, pan_kind, qa4mre_kind, score_matrix_kind
-from .trec import trec_factoid, trec_series
 
-_KIND_READERS = {"trec-factoid": trec_factoid, "trec-series": trec_series,
-                 "qa4mre": qa4mre_kind, "clef-qa": clef_kind, "pan": pan_kind,
-                 "score-matrix": score_matrix_kind}
+#: kind -> (module of this package, function) reading its files; imported when
+#: the kind is read (a PAN campaign loads no XML, TREC or pattern reader)
+_KIND_READERS = {"trec-factoid": ("trec", "trec_factoid"), "trec-series": ("trec", "trec_series"),
+                 "qa4mre": ("gold", "qa4mre_kind"), "clef-qa": ("gold", "clef_kind"),
+                 "pan": ("gold", "pan_kind"), "score-matrix": ("gold", "score_matrix_kind")}
+
+
+def _kind_reader(kind: str) -> Callable[[dict, Acc], dict]:
+    module, function = _KIND_READERS[kind]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
 
 
 def _run_file_count(files: dict) -> int:
@@ -83,8 +88,10 @@ def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
     ``progress(done, total)`` is called after each run file is read."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
     acc = Acc(_run_file_count(resolved["files"]), progress)
-    where = _KIND_READERS[resolved["kind"]](resolved, acc)
+    where = _kind_reader(resolved["kind"])(resolved, acc)
     if resolved["options"].get("autojudge"):
+        from .auto import add_automatic
+
         add_automatic(resolved, acc, where)
     if progress is not None:
         progress(acc.total, acc.total)

@@ -1,11 +1,14 @@
-"""Kinds judged against a gold standard (qa4mre, clef-qa, pan) and score matrices."""
+"""Kinds judged against a gold standard (qa4mre, clef-qa, pan) and score matrices.
+
+Each kind imports its reader when it is read (a PAN campaign loads no XML parser)."""
 
 from __future__ import annotations
 
+import polars as pl
+
 from ..errors import ConfigError
-from ..readers import clef, matrix, pan, qa4mre
+from ..readers import pan
 from .checks import Acc, check_known, check_run_name, check_run_unique, coverage, first_place
-from .trec import merge_questions
 
 Where = dict[tuple[str, str, str], str]
 
@@ -19,6 +22,8 @@ def _one(resolved: dict, key: str, what: str) -> str:
 
 
 def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
+    from ..readers import qa4mre
+
     opts = resolved["options"]
     gold = _one(resolved, "gold", "gold standard XML")
     questions, options = qa4mre.read_gold(gold, opts["main_questions"], opts["language"],
@@ -40,6 +45,9 @@ def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
 
 
 def clef_kind(resolved: dict, acc: Acc) -> Where:
+    from ..readers import clef
+    from .trec import merge_questions
+
     questions = merge_questions([(p, clef.read_questions(p))
                                  for p in resolved["files"]["questions"]])
     acc.add("questions", questions)
@@ -64,6 +72,10 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
     questions, options = pan.read_truth(_one(resolved, "truth", "truth.jsonl file"))
     acc.add("questions", questions)
     acc.add("options", options)
+    # each file's rows are added in canonical order (one run and item 1 a file:
+    # by problem id, from the positions of the sorted ids), so the campaign's
+    # tables need no sort when the files come in run order
+    positions = questions.select("qid").sort("qid").with_row_index("_pos")
     seen: dict[str, str] = {}
     where: Where = {}
     for path in resolved["files"]["answers"]:
@@ -74,11 +86,22 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
         coverage(acc, path, resp, questions.height, "problems of the truth file",
                  resolved["options"]["min_coverage"])
         where[(resolved["primary"], "verification", run)] = path
-        acc.add("responses", resp)
-        acc.add("judgments", judg)
+        order = _by_problem(resp, positions)
+        acc.add("responses", resp[order])
+        # (the reader's judgments: a row per response, in the same order)
+        acc.add("judgments", judg[order] if judg["qid"].equals(resp["qid"]) else
+                judg[_by_problem(judg, positions)])
     return where
 
 
+def _by_problem(df: pl.DataFrame, positions: pl.DataFrame) -> pl.Series:
+    """The row order of ``df`` by problem id (stable; every id is a problem's)."""
+    pos = df.select("qid").join(positions, on="qid", how="left", maintain_order="left")
+    return pos.select(pl.arg_sort_by("_pos", maintain_order=True)).to_series()
+
+
 def score_matrix_kind(resolved: dict, acc: Acc) -> Where:
+    from ..readers import matrix
+
     acc.add("matrix", matrix.read_matrix(_one(resolved, "matrix", "CSV or Parquet score matrix")))
     return {}

@@ -45,13 +45,14 @@ from .verified import (
     read_bytes,
     read_json,
     read_parquet,
+    read_row_groups,
     read_verified,
 )
 from .verify import prepare_outdir, recorded_hashes, verify_tree
 
 __all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "Record", "active",
            "atomic_path", "check_parquet", "parquet_file_bytes", "file_mode", "is_marked", "output_error",
-           "prepare_outdir", "read_bytes", "read_json", "read_parquet", "read_verified",
+           "prepare_outdir", "read_bytes", "read_json", "read_parquet", "read_row_groups", "read_verified",
            "record_of", "recorded_hashes", "remove_stale_temps", "sha256_file", "verify_tree",
            "write_bytes", "write_campaign_duckdb", "write_csv", "write_duckdb", "write_parquet",
            "write_scores", "write_text", "writing"]

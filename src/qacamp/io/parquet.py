@@ -31,6 +31,7 @@ from .thrift import FooterError, check_footer
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 MAGIC = b"PAR1"
 WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
@@ -168,13 +169,14 @@ def _usable(got, declared) -> bool:
     return got == pl.Null or (got.is_numeric() and declared.is_numeric())
 
 
-def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
-                  verified: bool = False, strict: bool = True) -> pa.Table:
-    """The table in Parquet ``data`` (bytes or a pyarrow buffer), only
-    ``columns`` if given, checked as the module docstring says.  ``verified``:
-    the bytes matched qacamp's record of the file (their arrays need no full
-    validation); ``strict``: see :func:`schema_problem`.  Raises
-    :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
+def open_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
+                 verified: bool = False, strict: bool = True,
+                 dictionary: list[str] | None = None) -> pq.ParquetFile:
+    """The Parquet file in ``data`` (bytes or a pyarrow buffer), opened after
+    the checks of the module docstring that need no decoding (frame, footer,
+    schema, the ``columns`` asked for); its rows are decoded by
+    :func:`decode`, the columns ``dictionary`` as dictionary arrays (polars
+    Categorical).  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     n, footer = _check_frame(data)
@@ -184,28 +186,56 @@ def parse_parquet(data, columns: list[str] | None = None, declared: dict | None 
             check_footer(memoryview(buf)[n - 8 - footer:n - 8].tobytes(), n - 8 - footer)
         except FooterError as exc:
             raise Damaged(str(exc)) from None
+
+    def parquet_file(dictionary=None):
+        return pq.ParquetFile(pa.BufferReader(buf), thrift_string_size_limit=footer,
+                              thrift_container_size_limit=footer,
+                              page_checksum_verification=True, pre_buffer=False,
+                              read_dictionary=dictionary)
     try:
-        pf = pq.ParquetFile(pa.BufferReader(buf), thrift_string_size_limit=footer,
-                            thrift_container_size_limit=footer, page_checksum_verification=True,
-                            pre_buffer=False)
+        pf = parquet_file()
         problem = schema_problem(pf.schema_arrow, declared, strict)
-        if problem is not None:
-            raise SchemaMismatch(problem)
-        names = pf.schema_arrow.names
-        if columns is not None:
-            unknown = [c for c in columns if c not in names]
-            if unknown:
-                raise SchemaMismatch(f"lacks the column(s) {', '.join(unknown)}")
-        table = pf.read(columns=columns, use_threads=False)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
+        raise Damaged(_detail(exc)) from None
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    if columns is not None:
+        unknown = [c for c in columns if c not in pf.schema_arrow.names]
+        if unknown:
+            raise SchemaMismatch(f"lacks the column(s) {', '.join(unknown)}")
+    if dictionary:  # the same file, checked above, its strings read as dictionaries
+        pf = parquet_file(dictionary)
+    return pf
+
+
+def decode(read, verified: bool) -> pa.Table:
+    """The table ``read()`` decodes from an :func:`open_parquet` file (page
+    checksums checked; arrays validated in full unless ``verified``), its
+    fields' metadata dropped.  Raises :class:`Damaged`."""
+    import pyarrow as pa
+    try:
+        table = read()
         if not verified:
             table.validate(full=True)
-    except (Damaged, SchemaMismatch):
-        raise
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
-        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise Damaged(detail) from None
+        raise Damaged(_detail(exc)) from None
     fields = [f.remove_metadata() for f in table.schema]
-    table = pa.Table.from_arrays(table.columns, schema=pa.schema(fields))
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(fields))
+
+
+def _detail(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:160] or type(exc).__name__
+
+
+def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
+                  verified: bool = False, strict: bool = True) -> pa.Table:
+    """The table in Parquet ``data`` (bytes or a pyarrow buffer), only
+    ``columns`` if given, checked as the module docstring says.  ``verified``:
+    the bytes matched qacamp's record of the file (their arrays need no full
+    validation); ``strict``: see :func:`schema_problem`.  Raises
+    :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
+    pf = open_parquet(data, columns, declared, verified, strict)
+    table = decode(lambda: pf.read(columns=columns, use_threads=False), verified)
     if declared is not None and columns is None and strict:
         table = table.select(list(declared))
     return table
@@ -215,5 +245,5 @@ class SchemaMismatch(ValueError):
     """The file's columns are not the declared ones."""
 
 
-__all__ = ["parquet_bytes", "parse_parquet", "schema_problem", "Damaged", "SchemaMismatch",
+__all__ = ["parquet_bytes", "parse_parquet", "open_parquet", "decode", "schema_problem", "Damaged", "SchemaMismatch",
            "WRITE_OPTIONS", "MAGIC"]

@@ -19,13 +19,17 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ..errors import InputError
 from . import records
 from .outputs import active, kind_of
-from .parquet import Damaged, SchemaMismatch, parse_parquet
+from .parquet import Damaged, SchemaMismatch, open_parquet, parse_parquet
+
+if TYPE_CHECKING:
+    from .rowgroups import RowGroups
 
 MISSING_FIX = "run the workflow step that writes it"
 
@@ -136,23 +140,53 @@ def read_parquet(path: str | Path, columns: list[str] | None = None,
         wanted = list(dict.fromkeys([*columns, *where.meta.root_names()]))
     try:
         table = parse_parquet(data, wanted, schema, verified=rec is not None, strict=strict)
-    except SchemaMismatch as exc:
-        raise InputError(path, None, str(exc),
-                         f"rerun `{rec.step}` to rebuild it (it may come from another version "
-                         "of qacamp)" if rec is not None else
-                         fix or "give the file qacamp writes there (rerun the command that "
-                         "writes it)") from None
-    except Damaged as exc:
-        if rec is not None:
-            raise InputError(path, None, f"cannot be read although it is as `{rec.step}` wrote "
-                             f"it ({exc})", f"rerun `{rec.step}` to rebuild it") from None
-        raise InputError(path, None, f"is not a readable Parquet file ({exc})",
-                         fix or "give a Parquet file written by qacamp (rerun the command that "
-                         "writes it)") from None
+    except (SchemaMismatch, Damaged) as exc:
+        raise parquet_error(path, rec, exc, fix) from None
     df = pl.from_arrow(table)
     if where is not None:
         df = df.filter(where)
     return df.select(columns) if columns is not None and wanted != columns else df
+
+
+def parquet_error(path: Path, rec: records.Record | None, exc: Exception,
+                  fix: str | None = None) -> InputError:
+    """The error naming ``path`` for a :class:`SchemaMismatch` or :class:`Damaged`
+    raised while reading it (``rec``: qacamp's record of it, if any)."""
+    if isinstance(exc, SchemaMismatch):
+        return InputError(path, None, str(exc),
+                          f"rerun `{rec.step}` to rebuild it (it may come from another version "
+                          "of qacamp)" if rec is not None else
+                          fix or "give the file qacamp writes there (rerun the command that "
+                          "writes it)")
+    if rec is not None:
+        return InputError(path, None, f"cannot be read although it is as `{rec.step}` wrote "
+                          f"it ({exc})", f"rerun `{rec.step}` to rebuild it")
+    return InputError(path, None, f"is not a readable Parquet file ({exc})",
+                      fix or "give a Parquet file written by qacamp (rerun the command that "
+                      "writes it)")
+
+
+def read_row_groups(path: str | Path, schema: dict,
+                    columns: list[str] | None = None) -> RowGroups:
+    """A Parquet file read later row group by row group
+    (:class:`~qacamp.io.rowgroups.RowGroups`: the scoring's run tables, whose
+    rows a batch of runs reads without decoding the whole table): its bytes
+    verified as :func:`read_parquet` does, its frame, footer and ``schema``
+    checked now, each row group's pages when decoded."""
+    from .rowgroups import RowGroups
+
+    path = Path(path)
+    data, rec = read_verified(path)
+
+    def opener(dictionary: list[str] | None = None):
+        try:
+            return open_parquet(data, columns, schema, verified=rec is not None,
+                                dictionary=dictionary)
+        except (SchemaMismatch, Damaged) as exc:
+            raise parquet_error(path, rec, exc) from None
+
+    return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc),
+                     verified=rec is not None)
 
 
 def check_parquet(path: str | Path, schema: dict | None = None) -> None:
@@ -175,5 +209,5 @@ def parquet_file_bytes(path: str | Path, schema: dict | None = None) -> bytearra
 
 
 __all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet",
-           "check_parquet", "parquet_file_bytes",
+           "check_parquet", "parquet_file_bytes", "parquet_error", "read_row_groups",
            "changed_error", "MISSING_FIX"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
-from ..aggregate import group_agg
+from ..aggregate import group_starts, sorted_by
 from . import Measure
 from ._cite import TREC8, TREC2002, TREC2006_LOCAL
 
@@ -47,16 +48,23 @@ def cws(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = ("rank", "
         correct: str = "r") -> pl.DataFrame:
     """Confidence-weighted score per group ``keys``.
 
-    ``df`` has one row per question with a 0/1 ``correct`` column; questions are
-    ranked within each group by ``order`` (nulls last: missing responses are the
-    least confident).  CWS = (1/Q) sum_i c_i / i with c_i the right answers
-    among the first i (Voorhees 2003).
-    """
+    ``df`` has one row per question with a 0/1 ``correct`` column (no nulls);
+    questions are ranked within each group by ``order`` (nulls last: missing
+    responses are the least confident).  CWS = (1/Q) sum_i c_i / i with c_i
+    the right answers among the first i (Voorhees 2003), the terms added in
+    that order (:func:`qacamp.aggregate.group_agg`'s fixed order)."""
     keys = list(keys)
-    ranked = df.sort([*keys, *order], nulls_last=True, maintain_order=True).with_columns(
-        (pl.col(correct).cum_sum().over(keys)
-         / (pl.int_range(pl.len()).over(keys) + 1)).alias("_prec"))
-    return group_agg(ranked, keys, order, means=["_prec"]).rename({"_prec": "cws"})
+    ranked = sorted_by(df.select(*keys, *order, correct), [*keys, *order])
+    starts = group_starts(ranked, keys)
+    sizes = np.diff(np.append(starts, ranked.height))
+    right = ranked[correct].fill_null(0).cast(pl.Int64).to_numpy()
+    total = np.cumsum(right)
+    before = np.repeat(total[starts] - right[starts], sizes)  # right answers before the group
+    position = np.arange(ranked.height) - np.repeat(starts, sizes) + 1
+    prec = (total - before) / position  # c_i / i
+    means = np.add.reduceat(prec, starts) / sizes if ranked.height else np.zeros(0)
+    out = ranked.select(keys)[pl.Series(starts)] if ranked.height else ranked.select(keys)
+    return out.with_columns(pl.Series("cws", means, dtype=pl.Float64))
 
 
 def reciprocal_rank(items: pl.DataFrame, keys: Sequence[str], rank: str = "item",

@@ -203,7 +203,9 @@ def rank_keys(values: np.ndarray, truth: np.ndarray, axis: int = -1) -> np.ndarr
     dtype = _key_dtype(n)
     if n == 0:
         return np.moveaxis(np.zeros(v.shape, dtype), -1, axis)
-    order = np.argsort(v, axis=-1, kind="stable")
+    # equal values get one code whatever their order among themselves, so any
+    # sort does; NaN (each its own code) needs the stable one's order
+    order = np.argsort(v, axis=-1, kind="stable" if np.isnan(v).any() else None)
     srt = np.take_along_axis(v, order, axis=-1)
     step = np.zeros(srt.shape, np.int64)
     step[..., 1:] = srt[..., 1:] != srt[..., :-1]

@@ -37,7 +37,7 @@ def align(values: pl.DataFrame, truth: pl.DataFrame
         raise UsageError("PAN truth frame has null qid or same")
     if tq["qid"].is_duplicated().any():
         raise UsageError(f"PAN truth frame repeats problem {tq.filter(pl.col('qid').is_duplicated())['qid'][0]!r}")
-    qids = tuple(sorted(tq["qid"].to_list()))
+    tq = tq.sort("qid")  # the order of Python's sorted(): by code point
     vq = values.select(pl.col("run").cast(pl.Utf8), pl.col("qid").cast(pl.Utf8),
                        pl.col("value").cast(pl.Float64))
     if vq.null_count().sum_horizontal().item():
@@ -46,20 +46,26 @@ def align(values: pl.DataFrame, truth: pl.DataFrame
     if bad.height:
         raise UsageError(f"PAN value {bad['value'][0]!r} (run {bad['run'][0]!r}, problem "
                          f"{bad['qid'][0]!r}) is not a number in [0, 1]")
-    if vq.select(pl.struct("run", "qid").is_duplicated().any()).item():
-        raise UsageError("PAN values frame has duplicate (run, qid) rows")
-    runs = tuple(sorted(vq["run"].unique().to_list()))
-    qpos = pl.DataFrame({"qid": list(qids), "_q": np.arange(len(qids), dtype=np.int64)})
-    rpos = pl.DataFrame({"run": list(runs), "_r": np.arange(len(runs), dtype=np.int64)})
-    placed = vq.join(qpos, on="qid", how="left").join(rpos, on="run", how="left")
-    unknown = placed.filter(pl.col("_q").is_null())
-    if unknown.height:
+    run_names = vq["run"].unique().sort()
+    # positions: the codes of Enums of the sorted problems and runs (a problem
+    # not in the truth has none)
+    pos = vq.select(pl.col("qid").cast(pl.Enum(tq["qid"]), strict=False).to_physical()
+                    .alias("_q"), pl.col("run").cast(pl.Enum(run_names)).to_physical().alias("_r"))
+    n_q, n_r = tq.height, run_names.len()
+    if pos["_q"].null_count():
+        if vq.select(pl.struct("run", "qid").is_duplicated().any()).item():
+            raise UsageError("PAN values frame has duplicate (run, qid) rows")
+        unknown = vq.filter(pos["_q"].is_null())
         raise UsageError(f"PAN run {unknown['run'][0]!r} answers problem "
                          f"{unknown['qid'][0]!r}, which is not in the truth")
-    dense = np.full((len(qids), len(runs)), NON_ANSWER)
-    dense[placed["_q"].to_numpy(), placed["_r"].to_numpy()] = placed["value"].to_numpy()
-    same = dict(zip(tq["qid"].to_list(), tq["same"].to_list(), strict=True))
-    return qids, runs, dense, np.array([same[q] for q in qids], dtype=bool)
+    q = pos["_q"].to_numpy().astype(np.int64)
+    r = pos["_r"].to_numpy().astype(np.int64)
+    if q.size and np.bincount(q * n_r + r).max() > 1:
+        raise UsageError("PAN values frame has duplicate (run, qid) rows")
+    dense = np.full((n_q, n_r), NON_ANSWER)
+    dense[q, r] = vq["value"].to_numpy()
+    return (tuple(tq["qid"].to_list()), tuple(run_names.to_list()), dense,
+            tq["same"].to_numpy().astype(bool))
 
 
 def frames_from_tables(responses: pl.DataFrame, options: pl.DataFrame

@@ -1,15 +1,58 @@
 """Columns of line-oriented files: split a frame of lines into white-space
 separated fields and check them with vectorised filters, each check raising
 :class:`~qacamp.errors.InputError` at the first offending line (file, line,
-what is wrong, how to fix it)."""
+what is wrong, how to fix it).  Also the pieces the columnar readers that
+leave errors to a line reader share (:func:`scan`, :class:`Refused`, Python's
+white space and numbers as polars expressions)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import InputError
+from ._text import PY_SPACE, scan_lines
+
+SPACE = r"[\s\x1c-\x1f]"
+"""A regular-expression class of Python's white space (``str.isspace``;
+:data:`._text.PY_SPACE`): polars' ``\\s`` is Unicode White_Space, which lacks
+U+001C-U+001F."""
+NONSPACE = r"[^\s\x1c-\x1f]"
+WORD = NONSPACE + "+"
+"""A run of non-white-space characters: what Python's ``str.split()`` yields."""
+
+
+NUMBER = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+"""A plain decimal number in ASCII digits: polars casts it to the float that
+Python's ``float`` gives (both round correctly; tests/test_readers_keys_columnar.py)."""
+
+
+def strip(expr: pl.Expr | pl.Series) -> pl.Expr | pl.Series:
+    """``expr`` stripped of white space at both ends as Python's ``str.strip`` does."""
+    return expr.str.strip_chars(PY_SPACE)
+
+
+class Refused(InputError):
+    """A columnar check failed: the line reader of the format reads the file
+    and reports the first offending line (never shown to a user)."""
+
+    def __init__(self, path: str | Path):
+        super().__init__(path, None, "refused by a columnar check", "read it line by line")
+
+
+def scan(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame],
+         comments: bool) -> pl.DataFrame | None:
+    """The parsed batches of ``path`` (:func:`._text.scan_lines`) as one frame,
+    or None when the file has no data line or an InputError is raised while
+    reading it (``parse`` raises :class:`Refused` on a batch it cannot accept):
+    the caller then reads the file line by line, which reports the error."""
+    try:
+        frames = [f for f in scan_lines(path, parse, comments=comments) if f.height]
+    except InputError:
+        return None
+    return pl.concat(frames) if frames else None
 
 
 def first_line(df: pl.DataFrame, mask: pl.Expr | pl.Series) -> int | None:

@@ -4,8 +4,11 @@ A truth or answers file whose every data line is one flat object in the
 canonical shape -- ``{"id": "...", "same": true|false}`` or ``{"id": "...",
 "value": 0.73}`` (also ``[0.73]``), keys in that order, the id a string
 without escapes or control characters, the value an unsigned JSON number --
-is parsed on columns (one regular expression over the line column, read in
-batches by :func:`._text.scan_lines`) and checked with vectorised filters.
+is parsed on columns (read in batches by :func:`._text.scan_lines`): every line
+is matched against the shape's regular expression (a match test, which needs
+no capture groups), and the fields of the lines that match are cut at their
+double quotes (the shape allows a double quote only around the keys and the
+id); then checked with vectorised filters.
 Each function returns None when a line is not in that shape or any check
 fails; :mod:`.pan` then reads the file line by line with :mod:`json`, which
 finds the first offending line and reports it (file, line, what is wrong,
@@ -34,12 +37,20 @@ ANSWER_LINE = ("^" + _WS + r"\{" + _WS + _ID + _WS + "," + _WS + '"value"' + _WS
                + r"(\[" + _WS + ")?" + _NUMBER + "(" + _WS + r"\])?" + _WS + r"\}" + _WS + "$")
 
 
-def _fields(path: str | Path, pattern: str, names: list[str]) -> pl.DataFrame | None:
-    """The captured fields of every data line, or None if a line does not match
-    (or the file is not readable as text: the line reader reports why)."""
+def _fields(path: str | Path, pattern: str) -> pl.DataFrame | None:
+    """``line_no, qid, rest`` of every data line (``rest``: the text after the
+    second key's closing quote), or None if a line does not match ``pattern``
+    (or the file is not readable as text: the line reader reports why).
+
+    A line that matches holds exactly six double quotes, around ``id``, the id
+    and the second key; cut there, the fourth piece is the id, the seventh the
+    rest of the line (its value, the brackets and the closing brace)."""
     def parse(df: pl.DataFrame) -> pl.DataFrame:
-        return df.select("line_no", pl.col("line").str.extract_groups(pattern)
-                         .struct.rename_fields(names).struct.unnest())
+        line = pl.col("line")
+        parts = line.str.splitn('"', 7)
+        return df.select("line_no", line.str.contains(pattern).alias("_ok"),
+                         parts.struct.field("field_3").alias("qid"),
+                         parts.struct.field("field_6").alias("rest"))
 
     try:
         frames = scan_lines(path, parse, comments=False)
@@ -48,16 +59,16 @@ def _fields(path: str | Path, pattern: str, names: list[str]) -> pl.DataFrame | 
     if not frames:
         return None
     df = pl.concat(frames)
-    return None if df[names[0]].null_count() else df
+    return df.drop("_ok") if df["_ok"].all() else None
 
 
 def truth(path: str | Path, json_names) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """``(questions, options)`` of a canonical truth file, else None."""
-    df = _fields(path, TRUTH_LINE, ["qid", "same"])
+    df = _fields(path, TRUTH_LINE)
     if df is None or not df["qid"].is_unique().all():
         return None
     n = df.height
-    same = pl.col("same") == "true"
+    same = pl.col("rest").str.contains("true", literal=True)
     questions = df.select("qid", pl.lit("VERIFICATION").alias("qtype"),
                           pl.int_range(1, n + 1, dtype=pl.Int32).alias("position"))
     pair = [df.select(pl.int_range(0, n).alias("_i"), "qid", pl.lit(option).alias("option"),
@@ -73,23 +84,37 @@ def answers(path: Path, run: str, questions: pl.DataFrame, options: pl.DataFrame
             judgment_set: str) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """``(responses, judgments)`` of a canonical answers file whose every problem
     is known, answered once, with a value in [0, 1]; else None."""
-    df = _fields(path, ANSWER_LINE, ["qid", "open", "value", "close"])
+    df = _fields(path, ANSWER_LINE)
     if df is None:
         return None
-    truth_of = options.filter(pl.col("correct")).select("qid", pl.col("option").alias("_truth"))
+    truth_of = options.filter(pl.col("correct")).select(
+        "qid", pl.col("option").alias("_truth"), pl.lit(True).alias("_known"))
     if not truth_of["qid"].is_unique().all():
         return None
-    v = pl.col("value").cast(pl.Float64, strict=False)
-    ok = df.select((pl.col("open").is_null() == pl.col("close").is_null()).all().alias("a"),
+    # rest: ws ":" ws ["[" ws] NUMBER [ws "]"] ws "}" ws; the number parsed once
+    rest = pl.col("rest")
+    df = df.select("qid", rest.str.strip_chars(" \t:[]}").cast(pl.Float64, strict=False)
+                   .alias("value"), (rest.str.contains("[", literal=True)
+                                     == rest.str.contains("]", literal=True)).alias("_brackets"))
+    # when the truth gives every problem, in order, its truth (the truth reader's
+    # tables), one join finds both whether an id is a problem and its truth
+    joined = truth_of["qid"].equals(questions["qid"])
+    if joined:
+        df = df.join(truth_of, on="qid", how="left", maintain_order="left")
+    v = pl.col("value")
+    ok = df.select(pl.col("_brackets").all().alias("a"),
                    (v.is_not_null() & v.is_finite() & (v >= 0) & (v <= 1)).all().alias("b"),
-                   pl.col("qid").is_in(questions["qid"].implode()).all().alias("c"),
+                   (pl.col("_known").is_not_null() if joined
+                    else pl.col("qid").is_in(questions["qid"].implode())).all().alias("c"),
                    pl.col("qid").is_unique().all().alias("d")).row(0)
     if not all(ok):
         return None
+    if not joined:
+        df = df.join(truth_of, on="qid", how="left", maintain_order="left")
     answered = v != 0.5
     df = df.select("qid", v.alias("score"), answered.alias("answered"),
                    pl.when(answered).then(pl.when(v > 0.5).then(pl.lit("Y")).otherwise(pl.lit("N")))
-                   .alias("answer")).join(truth_of, on="qid", how="left", maintain_order="left")
+                   .alias("answer"), "_truth")
     responses = df.select(pl.lit(run).alias("run"), "qid", pl.lit(1, pl.Int32).alias("item"),
                           pl.int_range(1, pl.len() + 1, dtype=pl.Int32).alias("rank"), "answer",
                           "answered", pl.lit(False).alias("nil"), "score")

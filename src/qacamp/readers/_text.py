@@ -24,7 +24,8 @@ line-oriented files, so one line can never hide several records.
 :func:`scan_lines` reads a UTF-8 line file in batches of whole lines
 (:data:`BATCH_BYTES`, :data:`BATCH_LINES`) as polars frames, with the same
 checks and the same first error as the whole text; the columnar readers
-(judged TREC runs, canonical PAN JSON lines and CLEF runs) parse each batch.
+(judged TREC runs, canonical PAN JSON lines and CLEF runs, answer keys, CSV
+score matrices) parse each batch.
 """
 
 from __future__ import annotations
@@ -240,8 +241,18 @@ def lines_frame(path: str | Path) -> pl.DataFrame:
         pl.DataFrame(schema={"line_no": pl.Int64, "line": pl.String})
 
 
+PY_SPACE = ("\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+            "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+"""The characters Python's ``str.strip`` and ``str.split()`` take for white
+space (``str.isspace``): polars' own white space (Unicode White_Space) plus
+U+001C-U+001F.  Columnar readers strip with these so that a line is blank, a
+comment or a field exactly when the line readers say so."""
+
+
 def _data_rows(df: pl.DataFrame, comments: bool = True) -> pl.DataFrame:
-    stripped = pl.col("line").str.strip_chars()
+    """The rows that :func:`data_lines` yields (blank and comment lines as
+    Python's ``str.strip`` sees them)."""
+    stripped = pl.col("line").str.strip_chars(PY_SPACE)
     return df.filter((stripped != "") & ~stripped.str.starts_with("#")) if comments \
         else df.filter(stripped != "")
 
@@ -321,14 +332,7 @@ def first_data_line(path: str | Path) -> tuple[int, str] | None:
     """``(line_no, line)`` of the first line of ``path`` that :func:`data_lines`
     yields (None if there is none), after the same checks of the whole file
     (limits, encoding, line breaks), without a Python string per line."""
-    def first(df: pl.DataFrame) -> pl.DataFrame:
-        # (Python's white space includes U+001F, which polars' does not)
-        for i, line in enumerate(df["line"]):
-            if line.strip() and not line.lstrip().startswith("#"):
-                return df.slice(i, 1)
-        return df.clear()
-
-    frames = [f for f in scan_lines(path, first) if f.height]
+    frames = scan_lines(path, lambda df: df.slice(0, 1))
     return (int(frames[0]["line_no"][0]), frames[0]["line"][0]) if frames else None
 
 

@@ -19,6 +19,10 @@
   reading ``none`` also means none).
 
 Blank lines are ignored.
+
+Each file is read on columns in batches of whole lines (:mod:`._key_columns`);
+a file failing a check there is read line by line (``*_by_line``), which
+reports the first offending line, so errors are the line reader's.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
+from . import _key_columns
 from ._text import data_lines, end_of_file, iter_lines
 
 _QID_HEADER = re.compile(r"^Qid\s+(\S+?):")
@@ -48,6 +53,13 @@ def _dup(path, no: int, what: str, fix: str) -> InputError:
 
 def read_nuggets(path: str | Path) -> pl.DataFrame:
     """Read a nugget list into ``nuggets`` (``vital`` set, ``weight`` null)."""
+    fast = _key_columns.nuggets(path)
+    return fast if fast is not None else nuggets_by_line(path)
+
+
+def nuggets_by_line(path: str | Path) -> pl.DataFrame:
+    """:func:`read_nuggets` line by line: the reader of a file the columnar
+    reader refuses, which reports its first offending line."""
     fmt = "qid nugget<TAB>vital|okay<TAB>text under `Qid N.M:` headers"
     rows = []
     seen: set[tuple[str, str]] = set()
@@ -84,6 +96,12 @@ def read_nuggets(path: str | Path) -> pl.DataFrame:
 
 def read_pyramid(path: str | Path) -> pl.DataFrame:
     """Read pyramid nugget weights into ``nuggets`` (``weight`` set, ``vital`` null)."""
+    fast = _key_columns.pyramid(path)
+    return fast if fast is not None else pyramid_by_line(path)
+
+
+def pyramid_by_line(path: str | Path) -> pl.DataFrame:
+    """:func:`read_pyramid` line by line (see :func:`nuggets_by_line`)."""
     fmt = "qid<TAB>nugget<TAB>weight<TAB>text"
     rows = []
     seen: set[tuple[str, str]] = set()
@@ -113,6 +131,12 @@ def read_pyramid(path: str | Path) -> pl.DataFrame:
 def read_list_key(path: str | Path) -> pl.DataFrame:
     """Read a list answer key into ``list_key`` (one row per known instance;
     an instance repeated for one question is kept once)."""
+    fast = _key_columns.list_key(path)
+    return fast if fast is not None else list_key_by_line(path)
+
+
+def list_key_by_line(path: str | Path) -> pl.DataFrame:
+    """:func:`read_list_key` line by line (see :func:`nuggets_by_line`)."""
     fmt = "`# qid` header, `Q:` question line, one instance per line"
     rows = []
     seen: set[tuple[str, str]] = set()
@@ -164,6 +188,12 @@ def _pattern_line(line: str) -> tuple[str, str, list[str]]:
 
 def read_patterns(path: str | Path) -> pl.DataFrame:
     """Read an answer-pattern file (with or without supporting docids) into ``patterns``."""
+    fast = _key_columns.patterns(path)
+    return fast if fast is not None else patterns_by_line(path)
+
+
+def patterns_by_line(path: str | Path) -> pl.DataFrame:
+    """:func:`read_patterns` line by line (see :func:`nuggets_by_line`)."""
     fmt = "qid pattern [docid ...]` or `qid<TAB>pattern[<TAB>docid ...]"
     rows = []
     for no, line in data_lines(path, comments=False):

@@ -22,6 +22,11 @@ column is an error); nulls and non-finite values are errors.  Unit ids and run
 names must be non-empty and unique; in the long layout every (unit, run) cell
 must be present exactly once.  Every error names the file and the line (CSV)
 or row and column (Parquet).
+
+A CSV file is read on columns in batches of whole lines
+(:mod:`._matrix_columns`); one failing a check there (or holding a quoted
+field that spans lines) is read with the ``csv`` module (:func:`csv_by_line`),
+which reports the first offending line.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import polars as pl
 
 from .. import tables
 from ..errors import InputError
+from . import _matrix_columns
 from ._text import end_of_file, read_bytes, read_lines
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -103,6 +109,15 @@ def _check_names(path, names: list[str], what: str, places: list[str]) -> None:
 
 
 def _read_csv(path: str | Path) -> Matrix:
+    """A CSV matrix read on columns (:mod:`._matrix_columns`), or by
+    :func:`csv_by_line` when the columnar reader refuses it (which then
+    reports the first offending line)."""
+    fast = _matrix_columns.read_csv(path)
+    return Matrix(*fast, "wide") if fast is not None else csv_by_line(path)
+
+
+def csv_by_line(path: str | Path) -> Matrix:
+    """A CSV matrix read with the ``csv`` module, row by row."""
     text = "\n".join(read_lines(path))  # decoded, limits and line breaks checked
     reader = csv.reader(io.StringIO(text))
     numbered: list[tuple[int, list[str]]] = []

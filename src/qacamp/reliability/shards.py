@@ -99,6 +99,7 @@ def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame],
     complete and consistent (module docstring); else an InputError naming the file.
     ``command``: the command that writes the shards (default ``qacamp reliability
     KIND``; ``qacamp score`` for scoring shards)."""
+    scoring = kind == "score"
     seen: dict[int, str] = {}
     first: tuple[str, int, int, str] | None = None
     for path, frame in zip(paths, frames, strict=True):
@@ -107,7 +108,9 @@ def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame],
             first = (str(path), n, seed, settings)
         else:
             p0, n0, seed0, settings0 = first
-            fix = ("merge the shards of one run (same seed, settings and matrix); rerun the "
+            fix = ("merge the shards of one scoring (same ingest tables and shard count); "
+                   "rescore the shards that differ" if scoring else
+                   "merge the shards of one run (same seed, settings and matrix); rerun the "
                    "shards that differ")
             if seed != seed0:
                 raise InputError(path, "column seed", f"seed {seed} differs from the seed "
@@ -129,7 +132,9 @@ def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame],
     if missing:
         names = ", ".join(f"{i}/{n}" for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(paths[-1], "column shard", f"{len(missing)} of the {n} shards are "
-                         f"missing ({names}): the merged counts would be incomplete",
+                         f"missing ({names}): the merged "
+                         f"{'scores would lack their runs' if scoring else 'counts would be incomplete'}",
+                         "give every shard folder of the scoring" if scoring else
                          "give every shard file of the run")
     return [f.drop(list(ID_SCHEMA)) for f in frames]
 

@@ -35,14 +35,12 @@ from .baselines import BASELINES, baseline_runs
 from .context import Context
 from .frames import JS, OUT_SCHEMAS
 from .judged import Judged
-from .outcomes import has_multi
+from .runtables import RUN_TABLES, like, of_runs, scan, strings
 
 #: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
 #: five per-question rows of ``units`` per cell, about 0.5 GB of frames at the
 #: widest, bench_memory.py).
 BATCH_CELLS = 500_000
-#: Tables with one row per run's response (a batch keeps its runs' rows).
-RUN_TABLES = ("responses", "judgments", "nugget_matches")
 
 
 def scored_runs(ctx: Context) -> list[str]:
@@ -66,39 +64,42 @@ def batch_runs(names: list[str], judged: Judged) -> list[list[str]]:
 
 
 def campaign_facts(ctx: Context, judged: Judged) -> Context:
-    """``ctx`` with the facts that look across runs (module docstring) fixed."""
+    """``ctx`` with the facts that look across runs (module docstring) fixed,
+    from the survey of the run tables (:func:`.runtables.survey`)."""
     qids = judged.question.select("qid").unique()
-    r = ctx.t["responses"].select("run", "qid", "item", "answered", "nil").join(
-        qids, on="qid", how="semi")
-    multi = has_multi(r)
+    found = ctx.survey
+    multi = bool((found.max_item.join(qids, on="qid", how="semi")["item"].max() or 1) > 1)
     nil = None
     if ctx.kind.startswith("trec"):
-        nil = nil_judged(ctx, r, multi)
+        nil = nil_judged(ctx, found.nil.join(qids, on="qid", how="semi"), found.nil_right, multi)
     return dataclasses.replace(ctx, multi=multi, nil_judged=nil)
 
 
-def nil_judged(ctx: Context, responses: pl.DataFrame, multi: bool) -> pl.DataFrame:
+def nil_judged(ctx: Context, nil: pl.DataFrame, right: pl.DataFrame,
+               multi: bool) -> pl.DataFrame:
     """(judgment_set, qid) where some run answered NIL first and had it judged R
-    (the outcome grid's ``nil_right``, found without building the grid)."""
-    first = responses
-    if multi:
-        first = responses.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
-    nil = first.filter(pl.col("answered") & pl.col("nil").fill_null(False)).select(
-        "run", "qid", "item")
-    right = ctx.t["judgments"].filter((pl.col("judgment") == "R")
-                                      & pl.col(JS).is_in(ctx.sets))
-    return (nil.join(right.select(JS, "run", "qid", "item"), on=["run", "qid", "item"])
+    (the outcome grid's ``nil_right``, found without building the grid).
+    ``nil``: (run, qid, item) of the answered NIL responses of judged questions;
+    ``right``: (judgment_set, run, qid, item) of the NIL responses judged R.
+    With several ranked answers (``multi``) only a run's first answer to the
+    question counts (one more scan of the responses' keys, for the NIL ones)."""
+    keys = ["run", "qid", "item"]
+    if multi and nil.height:
+        first = pl.concat([strings(c.join(like(nil, c), on=["run", "qid"], how="semi")
+                                   .group_by("run", "qid").agg(pl.col("item").min()))
+                           for c in scan(ctx.t["responses"], keys)])
+        first = first.group_by("run", "qid").agg(pl.col("item").min())
+        nil = nil.join(first, on=keys, how="semi")
+    return (right.filter(pl.col(JS).is_in(ctx.sets)).join(nil, on=keys, how="semi")
             .select(JS, "qid").unique().sort(JS, "qid"))
 
 
 def restrict(ctx: Context, names: list[str], whole: bool) -> Context:
     """``ctx`` scoring only the runs ``names`` (``whole``: they are all the runs,
-    the tables are kept as they are)."""
+    frames in memory are kept as they are), its run tables as frames."""
     keep = set(names)
-    t = ctx.t
-    if not whole:
-        t = {name: (df.filter(pl.col("run").is_in(names)) if name in RUN_TABLES else df)
-             for name, df in ctx.t.items()}
+    t = {name: (df if whole and isinstance(df, pl.DataFrame) else of_runs(df, names))
+         if name in RUN_TABLES else df for name, df in ctx.t.items()}
     return dataclasses.replace(ctx, t=t, runs=[r for r in ctx.runs if r in keep],
                                baselines=tuple(b for b in BASELINES if b in keep))
 

@@ -9,11 +9,14 @@ import polars as pl
 
 from .frames import JS
 from .options import primary_set
+from .runtables import Survey, survey
 
 
 @dataclass(frozen=True)
 class Context:
     kind: str
+    # the campaign's tables; the run tables (.runtables) of the whole campaign
+    # may be row-group sources, a batch's (.batches.restrict) are frames
     t: dict[str, pl.DataFrame]
     opts: dict
     questions: pl.DataFrame  # the questions table plus a boolean ``aux``
@@ -24,6 +27,7 @@ class Context:
     baselines: tuple[str, ...] | None = None  # the QA4MRE baseline runs scored here
     multi: bool | None = None  # some run returned several ranked answers
     nil_judged: pl.DataFrame | None = None  # (judgment_set, qid) with a NIL judged right
+    survey: Survey | None = None  # the run tables as a whole (.runtables.survey)
 
     @property
     def sets_df(self) -> pl.DataFrame:
@@ -60,9 +64,10 @@ def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:
     ``main_questions``."""
     q = t["questions"]
     questions = q.with_columns(auxiliary(kind, opts.get("main_questions")).alias("aux"))
-    sets = set(t["judgments"][JS].drop_nulls().unique().to_list())
-    sets |= set(t["nugget_matches"][JS].drop_nulls().unique().to_list())
+    found = survey(t)
+    sets = set(found.sets)
     if not sets:
         sets = {primary_set(kind, opts, [])}
-    runs = set(t["responses"]["run"].unique().to_list()) | set(opts.get("run_names") or [])
-    return Context(kind, t, opts, questions, sorted(sets), sorted(r for r in runs if r is not None))
+    runs = found.runs | set(opts.get("run_names") or [])
+    return Context(kind, t, opts, questions, sorted(sets), sorted(r for r in runs if r is not None),
+                   survey=found)

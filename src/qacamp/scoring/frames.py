@@ -12,7 +12,6 @@ steps write into, and the wide run table.
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from .. import measures
@@ -92,7 +91,8 @@ class Collector:
                                       pl.col(c).cast(pl.Float64).alias("value"))
                              .filter(pl.col("value").is_not_null() & pl.col("unit").is_not_null()))
         units = [u for u in self.units
-                 if allowed is None or set(u.schema["measure"].categories.to_list()) & allowed]
+                 if allowed is None
+                 or set(u.get_column("measure").dtype.categories.to_list()) & allowed]
         parts = {"outcomes": self.outcomes, "units": units, "runs": longs,
                  "dropped": self.dropped}
         return {name: concat_sorted([f for f in parts[name] if f.height], schema, OUT_SORT[name])
@@ -112,30 +112,34 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
 
     if sum(f.height for f in frames) < 100_000:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
-    cats: dict[str, list[str]] = {}
+    # the key columns' dtypes, read once per frame and column (a frame's schema
+    # converts every dtype, a large Enum's categories included)
+    dts = [{c: f.get_column(c).dtype for c in keys} for f in frames]
+    cats: dict[str, pl.Series] = {}
     for c in keys:
-        vals: set[str] = set()
-        for f in frames:
-            dt = f.schema[c]
-            if isinstance(dt, pl.Enum):
-                vals.update(dt.categories.to_list())
-            else:
-                vals.update(f[c].cast(pl.String).drop_nulls().unique().to_list())
-        cats[c] = sorted(vals)
+        vals = []
+        for f, dt in zip(frames, (d[c] for d in dts), strict=True):
+            vals.append(dt.categories if isinstance(dt, pl.Enum)
+                        else f[c].cast(pl.String).drop_nulls().unique())
+        if len(vals) == 1 and isinstance(dts[0][c], pl.Enum) and vals[0].is_sorted():
+            cats[c] = vals[0]  # an Enum's categories are distinct
+        else:  # sorted as Python sorts strings (by code point: UTF-8 byte order)
+            cats[c] = pl.concat(vals).unique().sort()
     radix = 1
     for v in cats.values():
         radix *= len(v) + 1
     if radix >= 2**63:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
     coded = []
-    for f in frames:
+    for f, fdt in zip(frames, dts, strict=True):
         exprs = []
         for c in keys:
-            dt = f.schema[c]
-            if isinstance(dt, pl.Enum):
-                index = {v: i for i, v in enumerate(cats[c])}
-                m = np.array([index[v] for v in dt.categories.to_list()], np.uint32)
-                e = pl.lit(pl.Series(m)).gather(pl.col(c).to_physical())
+            dt = fdt[c]
+            if isinstance(dt, pl.Enum) and dt.categories.equals(cats[c]):
+                e = pl.col(c).to_physical()  # its codes are the sorted positions already
+            elif isinstance(dt, pl.Enum):
+                m = dt.categories.cast(pl.Enum(cats[c])).to_physical()
+                e = pl.lit(m).gather(pl.col(c).to_physical())
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
             exprs.append(e.cast(pl.UInt32).alias(c))
@@ -146,8 +150,10 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     for c in keys:
         n = len(cats[c])
         key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
-    df = df.sort(key)  # the keys identify a row (see OUT_SORT): no ties to keep in order
-    return df.select([pl.lit(pl.Series(cats[c], dtype=pl.String)).gather(pl.col(c)).alias(c)
+    df = df.with_columns(key.alias("_key"))
+    if not df["_key"].is_sorted():  # (frames built in canonical order need no sort)
+        df = df.sort("_key")  # the keys identify a row (see OUT_SORT): no ties to keep in order
+    return df.select([pl.lit(cats[c]).gather(pl.col(c)).alias(c)
                       if c in keys else pl.col(c) for c in schema])
 
 

@@ -48,7 +48,7 @@ class Judged:
 
 def judged_units(ctx: Context, out: Collector) -> Judged:
     q, t = ctx.questions, ctx.t
-    jq = t["judgments"].filter(pl.col("judgment").is_not_null()).select(JS, "qid").unique()
+    jq = ctx.survey.judged
     ql = q.filter(pl.col("qtype").is_in(QUESTION_QTYPES)).select("qid")
     lq = q.filter(pl.col("qtype") == "LIST").select("qid")
     oq = q.filter(pl.col("qtype").is_in(NUGGET_QTYPES)).select("qid")

@@ -51,11 +51,14 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     meta = ctx.questions.select("qid", "qtype", "series", "topic", "test", "aux", "nil_answer",
                                 "position")
     jq = judged.join(meta, on="qid")
-    qid_list = sorted(set(jq["qid"].to_list()))
+    # key columns as Enums of their sorted values: the codes sort as the strings
+    # do, and a String cast to them (strict=False) is null when not a key
+    qe = pl.Enum(jq["qid"].drop_nulls().unique().sort())
     run_list = sorted(set(ctx.runs) | (set(BASELINES) if ctx.kind == "qa4mre" else set()))
-    qe, re_, je = pl.Enum(qid_list), pl.Enum(run_list), pl.Enum(ctx.sets)
+    re_, je = pl.Enum(run_list), pl.Enum(ctx.sets)
     oe = pl.Enum(OUTCOME_CODES)
-    jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe))
+    jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe)).sort(
+        JS, "qid", maintain_order=True)
     # small per-question labels as Enums (sorted categories): the big grid then
     # carries integer codes only, and group-bys run on integers
     u = pl.when(pl.col("aux")).then(pl.lit("auxiliary")).otherwise(pl.col("qtype"))
@@ -63,21 +66,39 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     lab = {c: pl.Enum(sorted(jq[c].drop_nulls().unique().to_list()))
            for c in ("topic", "test", "_u")}
     jq_lean = jq.with_columns([pl.col(c).cast(e) for c, e in lab.items()])
-    grid = jq_lean.join(ctx.runs_df.with_columns(pl.col("run").cast(re_)), how="cross")
-    r = t["responses"].filter(pl.col("qid").is_in(qid_list)).with_columns(
-        pl.col("qid").cast(qe), pl.col("run").cast(re_))
+    # the grid in the outcomes' canonical order (judgment set, run, question)
+    grid = ctx.runs_df.select(pl.col("run").cast(re_)).join(jq_lean, how="cross")
+    if len(ctx.sets) > 1:
+        grid = grid.sort(JS, maintain_order=True)
+    grid = grid.select(*jq_lean.columns, "run")
+    # judgments that are the responses' rows one for one (one judgment set, the
+    # same run, question and item in the same order: the gold-standard kinds'
+    # canonical tables) come along with the responses, no keys to match
+    aligned = _row_aligned(t["responses"], t["judgments"], ctx.sets)
+    r = (t["responses"].with_columns(pl.col("qid").cast(qe, strict=False),
+                                     *([t["judgments"]["judgment"]] if aligned else []))
+         .filter(pl.col("qid").is_not_null()).with_columns(pl.col("run").cast(re_)))
     multi = ctx.multi if ctx.multi is not None else has_multi(r)
+    aligned = aligned and not multi
     first = r
     if multi:
         first = r.sort(["run", "qid", "item"]).unique(["run", "qid"], keep="first")
-    first = first.select("run", "qid", "item", "rank", "answered", "nil", "candidate")
+    first = first.select("run", "qid", "item", "rank", "answered", "nil", "candidate",
+                         *(["judgment"] if aligned else []))
     enums = {JS: je, "run": re_, "qid": qe, "outcome": oe, **lab}
-    jd = (t["judgments"].filter(pl.col("qid").is_in(qid_list) & pl.col("run").is_in(run_list)
-                                & pl.col(JS).is_in(ctx.sets))
-          .select(pl.col(JS).cast(je), pl.col("run").cast(re_), pl.col("qid").cast(qe),
-                  "item", "judgment"))
-    g = _dense_attach(grid, first, jd, len(ctx.sets), len(qid_list), len(run_list))
+
+    def judged_rows() -> pl.DataFrame:
+        return (t["judgments"].select(pl.col(JS).cast(je, strict=False),
+                                      pl.col("run").cast(re_, strict=False),
+                                      pl.col("qid").cast(qe, strict=False), "item", "judgment")
+                .filter(pl.col(JS).is_not_null() & pl.col("run").is_not_null()
+                        & pl.col("qid").is_not_null()))
+
+    jd = None if aligned else judged_rows()
+    g = _dense_attach(grid, first, jd, len(ctx.sets), len(qe.categories), len(run_list))
     if g is None:  # duplicate keys: keep the join semantics (row multiplication)
+        if jd is None:
+            first, jd = first.drop("judgment"), judged_rows()
         g = (grid.join(first, on=["run", "qid"], how="left")
              .join(jd, on=[JS, "run", "qid", "item"], how="left"))
     ans, judg = pl.col("answered"), pl.col("judgment")
@@ -120,11 +141,20 @@ def _codes(df: pl.DataFrame, col: str) -> np.ndarray:
     return df[col].to_physical().to_numpy().astype(np.int64)
 
 
-def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame,
+def _row_aligned(responses: pl.DataFrame, judgments: pl.DataFrame, sets: list[str]) -> bool:
+    """True when row i of ``judgments`` judges row i of ``responses`` for every i:
+    one judgment set, the same (run, qid, item) in the same order."""
+    return (len(sets) == 1 and 0 < responses.height == judgments.height
+            and judgments.select(pl.col(JS).eq_missing(pl.lit(sets[0])).all()).item()
+            and all(judgments[c].equals(responses[c]) for c in ("run", "qid", "item")))
+
+
+def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame | None,
                   n_sets: int, n_q: int, n_runs: int) -> pl.DataFrame | None:
     """``grid`` left-joined with ``first`` on (run, qid) and ``jd`` on (judgment_set,
     run, qid, item), by dense integer positions over the Enum codes instead of hash
-    joins.  None when a key is duplicated (the caller then falls back to joins)."""
+    joins (``jd`` None: ``first`` carries its responses' judgments).  None when a
+    key is duplicated or an item is null (the caller then falls back to joins)."""
     if n_sets * n_q * n_runs >= 2**62:
         return None
     fpos = _codes(first, "qid") * n_runs + _codes(first, "run")
@@ -132,16 +162,25 @@ def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame,
     fidx[fpos] = np.arange(first.height)
     if first.height and np.bincount(fpos, minlength=1).max() > 1:
         return None
+    if first["item"].null_count() or (jd is not None and jd["item"].null_count()):
+        return None
     gq = _codes(grid, "qid") * n_runs + _codes(grid, "run")
     gi = fidx[gq]
+
+    def gather(df: pl.DataFrame, idx: np.ndarray, cols: list[str]) -> list[pl.Series]:
+        s = pl.Series("_i", np.where(idx < 0, 0, idx), dtype=pl.Int64)
+        s = pl.select(pl.when(pl.lit(pl.Series(idx >= 0))).then(s)).to_series()
+        return [df[c].gather(s) for c in cols]
+
+    fcols = [c for c in first.columns if c not in ("run", "qid")]
+    if jd is None:
+        return grid.with_columns(*gather(first, gi, fcols))
     # judgments: keep those whose item is the first item of their (run, qid)
     jq_pos = _codes(jd, "qid") * n_runs + _codes(jd, "run")
     ji_first = fidx[jq_pos]
     first_item = first["item"].to_numpy()
     jitem = jd["item"].to_numpy()
     ok = ji_first >= 0
-    if jd["item"].null_count() or first["item"].null_count():
-        return None
     ok[ok] = jitem[ok] == first_item[ji_first[ok]]
     jpos = (_codes(jd, JS) * n_q * n_runs + jq_pos)[ok]
     if jpos.size and np.bincount(jpos).max() > 1:
@@ -150,12 +189,5 @@ def _dense_attach(grid: pl.DataFrame, first: pl.DataFrame, jd: pl.DataFrame,
     jidx[jpos] = np.flatnonzero(ok)
     gj = jidx[_codes(grid, JS) * n_q * n_runs + gq]
     gj[gi < 0] = -1
-
-    def gather(df: pl.DataFrame, idx: np.ndarray, cols: list[str]) -> list[pl.Series]:
-        s = pl.Series("_i", np.where(idx < 0, 0, idx), dtype=pl.Int64)
-        s = pl.select(pl.when(pl.lit(pl.Series(idx >= 0))).then(s)).to_series()
-        return [df[c].gather(s) for c in cols]
-
-    fcols = [c for c in first.columns if c not in ("run", "qid")]
     jcols = [c for c in jd.columns if c not in (JS, "run", "qid", "item")]
     return grid.with_columns(*gather(first, gi, fcols), *gather(jd, gj, jcols))

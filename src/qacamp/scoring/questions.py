@@ -50,9 +50,13 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
     trec = ctx.kind.startswith("trec")
     unit_cols = {"accuracy": "r"}
     if trec:
-        rr = _reciprocal_ranks(ctx, main, enums, multi)
-        main = main.join(rr, on=[JS, "run", "qid"], how="left").with_columns(
-            pl.col("rr").fill_null(0.0), pl.col("rr_lenient").fill_null(0.0))
+        if multi:
+            rr = _reciprocal_ranks(ctx, main, enums)
+            main = main.join(rr, on=[JS, "run", "qid"], how="left")
+        else:  # one answer per question: its reciprocal rank is its correctness
+            main = main.with_columns(pl.col("r").alias("rr"),
+                                     pl.col("r_lenient").alias("rr_lenient"))
+        main = main.with_columns(pl.col("rr").fill_null(0.0), pl.col("rr_lenient").fill_null(0.0))
         means = group_agg(main, keys, ["qid"], means=["rr", "rr_lenient", "r_lenient", "r_local"])
         allsc = (allsc.join(means.rename({"rr": "mrr", "rr_lenient": "mrr_lenient",
                                           "r_lenient": "accuracy_lenient",
@@ -93,12 +97,9 @@ def _reading(ctx: Context, main_fine: pl.DataFrame, keys: list[str], out: Collec
     out.add(reading.test_stats(per_test, keys, order=["topic", "test"], **stats), "all", "all")
 
 
-def _reciprocal_ranks(ctx: Context, main: pl.DataFrame, enums: dict,
-                      multi: bool) -> pl.DataFrame:
-    """Per (judgment set, run, question): ``rr`` and ``rr_lenient``."""
-    if not multi:
-        return main.select(JS, "run", "qid", pl.col("r").alias("rr"),
-                           pl.col("r_lenient").alias("rr_lenient"))
+def _reciprocal_ranks(ctx: Context, main: pl.DataFrame, enums: dict) -> pl.DataFrame:
+    """Per (judgment set, run, question) with several ranked answers: ``rr``
+    and ``rr_lenient``."""
     qids = main.select(pl.col("qid").cast(pl.String)).unique()
     items = (ctx.t["responses"].join(qids, on="qid", how="semi")
              .filter(pl.col("item") <= int(ctx.opts["max_rank"]))
@@ -120,8 +121,8 @@ def _nil_frame(ctx: Context, main: pl.DataFrame) -> pl.DataFrame:
     if ctx.nil_judged is None:
         judged_nil = df.group_by(JS, "qid").agg(pl.col("nil_right").any().alias("_jn"))
     else:  # the campaign's, found over every run (scoring.batches.nil_judged)
-        judged_nil = ctx.nil_judged.select(pl.col(JS).cast(df.schema[JS]),
-                                           pl.col("qid").cast(df.schema["qid"]),
+        judged_nil = ctx.nil_judged.select(pl.col(JS).cast(df.get_column(JS).dtype),
+                                           pl.col("qid").cast(df.get_column("qid").dtype),
                                            pl.lit(True).alias("_jn"))
     return df.join(judged_nil, on=[JS, "qid"], how="left").with_columns(
         pl.coalesce(pl.col("nil_answer"), pl.col("_jn")).fill_null(False)
