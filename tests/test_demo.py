@@ -7,12 +7,22 @@ from."""
 from __future__ import annotations
 
 import io
+import json
+import os
 import struct
 
 import polars as pl
 import pytest
 import yaml
-from workflow_util import DEMO_OUT, ROOT, TEST_ARTEFACTS, demo_run, needs_make, qacamp
+from workflow_util import (
+    DEMO_OUT,
+    ROOT,
+    TEST_ARTEFACTS,
+    demo_run,
+    needs_make,
+    qacamp,
+    snakemake,
+)
 
 pytestmark = [pytest.mark.slow, needs_make]
 
@@ -112,3 +122,72 @@ def test_eval_cli_gives_the_demo_numbers(demo):
     assert set(joined["measure"]) >= {"c_at_1", "accuracy", "n_right", "n_unanswered"}
     # `qacamp eval` prints 4 decimals, like trec_eval
     assert (joined["value"] - joined["value_wf"]).abs().max() <= 0.5e-4 + 1e-12
+
+
+def _steps(summary: str) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """From `snakemake --detailed-summary`: each output -> its step (rule and
+    declared inputs, as Snakemake's metadata of the run recorded them: one
+    step's outputs share them), each step -> the files declared as its inputs."""
+    lines = summary.splitlines()
+    head = lines[0].split("\t")
+    rule, files = head.index("rule"), head.index("input-file(s)")
+    step_of, inputs = {}, {}
+    for line in lines[1:]:
+        row = line.split("\t")
+        declared = "" if row[files] == "-" else row[files]
+        step = f"{row[rule]} {declared}" if declared else f"{row[rule]} {row[0]}"
+        step_of[os.path.normpath(row[0])] = step
+        inputs[step] = {os.path.normpath(p) for p in declared.split(",") if p}
+    return step_of, inputs
+
+
+def test_every_file_a_step_read_is_declared_upstream_of_it(demo):
+    """What each step read (the inputs qacamp records beside every file it
+    writes, .qacamp-output/) is a file the workflow declares as an input of
+    that step or of a step upstream of it: no step reads a file that may or
+    may not exist yet depending on the order in which Snakemake runs the jobs
+    (the report steps read plan.json: undeclared, a job order that ran
+    campaign_plan after them gave records without it)."""
+    work = demo.parent
+    res = snakemake(work, "--detailed-summary", configfile=work / "config" / "config.yaml")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    step_of, inputs = _steps(res.stdout)
+    outputs = sorted(step_of, key=len, reverse=True)
+
+    def producer(path: str) -> str | None:
+        """The step that writes ``path`` (itself or a folder output holding it)."""
+        return step_of.get(path) or next(
+            (step_of[o] for o in outputs if path.startswith(o + "/")), None)
+
+    upstream: dict[str, set[str]] = {}
+
+    def above(step: str) -> set[str]:
+        if step not in upstream:
+            found = set()
+            for p in inputs[step]:
+                found.add(p)
+                before = producer(p)
+                if before is not None:
+                    found |= {before} | above(before)
+            upstream[step] = found
+        return upstream[step]
+
+    checked, undeclared = 0, []
+    for record in sorted((work / DEMO_OUT).rglob(".qacamp-output/*.json")):
+        folder = record.parent.parent.relative_to(work)
+        doc = json.loads(record.read_text())
+        target = os.path.normpath(folder / doc["file"])
+        if target == DEMO_OUT:  # the outdir's own claim
+            continue
+        step = producer(target)
+        assert step is not None, f"{target}: no workflow step writes it"
+        checked += 1
+        for name in doc["inputs"]:
+            path = os.path.normpath(folder / name)
+            if not path.startswith(DEMO_OUT + "/"):
+                continue  # raw files: declared, or stamped through params (common.smk)
+            if path in above(step) or producer(path) in {step} | above(step):
+                continue
+            undeclared.append(f"{step.split()[0]} writes {target} from {path}")
+    assert checked > 400, checked
+    assert undeclared == [], undeclared[:10]

@@ -2,13 +2,17 @@
 # the campaign overview pages (<outdir>/<campaign>/report.html) and their index
 # (<outdir>/index.html), with captions for Snakemake's own report
 # (`snakemake --report`).  Which tables and figures a campaign has depends on
-# its kind, so the table and figure rules each write a folder.
+# its kind, so the table and figure rules each write a folder.  Every report
+# step reads the campaign's plan.json (qacamp.report.campaign.campaign_plan),
+# so each declares it: without it a step could run before campaign_plan and
+# record other inputs than a run where it ran after.
 
 
 rule report_tables:
     """Tables of one campaign from its scores and reliability results."""
     input:
         scores=out("{campaign}/scores/runs.parquet"),
+        plan=out("{campaign}/plan.json"),
         reliability=lambda wc: reliability_targets(wc.campaign) + extras_targets(wc.campaign),
     output:
         report(
@@ -34,6 +38,7 @@ rule report_figures:
     """Figures of one campaign (error-rate curves, stability, per-series, reading tests)."""
     input:
         scores=out("{campaign}/scores/runs.parquet"),
+        plan=out("{campaign}/plan.json"),
         reliability=lambda wc: reliability_targets(wc.campaign),
     output:
         report(
@@ -59,7 +64,8 @@ rule report_editions:
     """Multi-edition overview (QA4MRE Table 1) over the campaigns of this config
     that name an edition."""
     input:
-        lambda wc: [out(f"{c}/scores/runs.parquet") for c in EDITION_CAMPAIGNS],
+        lambda wc: [out(f"{c}/{f}") for c in EDITION_CAMPAIGNS
+                    for f in ("scores/runs.parquet", "plan.json")],
     output:
         report(
             directory(out("overview")),

@@ -141,7 +141,10 @@ def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True
             return f"column {f.name!r} has the type {f.type}, which qacamp never writes"
     if declared is None:
         return None
-    got = pl.from_arrow(pa.schema([f.remove_metadata() for f in schema]).empty_table()).schema
+    # (an empty table made from batches: Schema.empty_table() imports pandas
+    # when it is installed, a third of a short command's start-up)
+    plain = pa.schema([f.remove_metadata() for f in schema])
+    got = pl.from_arrow(pa.Table.from_batches([], schema=plain)).schema
     missing = [c for c in declared if c not in got]
     extra = [c for c in got if c not in declared]
     if not strict:
