@@ -117,3 +117,32 @@ def test_a_damaged_row_group_is_an_error_naming_the_file(ingested, tmp_path):
     with pytest.raises(InputError) as err:
         score_campaign(kind, t, campaign)
     assert str(path) in str(err.value) and "Parquet" in str(err.value)
+
+
+def test_what_is_decoded_is_what_was_verified_though_the_file_changes_after(ingested,
+                                                                            tmp_path):
+    """The run tables are decoded from a private copy made (and hashed) when
+    the file is opened, not from the file: bytes written into it afterwards
+    change nothing (memory holds a row group's bytes, not the file's)."""
+    kind, campaign, tables, small = ingested
+    path = tmp_path / "responses.parquet"
+    original = (small / "responses.parquet").read_bytes()
+    path.write_bytes(original)
+    t = dict(tables)
+    t["responses"] = read_row_groups(path, SCHEMAS["responses"])
+    with open(path, "r+b") as fh:  # the same file, overwritten in place
+        fh.write(b"\0" * (len(original) - 8))
+    _same(score_campaign(kind, t, campaign), score_campaign(kind, tables, campaign))
+
+
+def test_no_room_for_the_private_copy_is_an_error_naming_the_file_and_the_fix(
+        ingested, tmp_path, monkeypatch):
+    import tempfile
+
+    _kind, _campaign, _tables, small = ingested
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    with pytest.raises(InputError) as err:
+        read_row_groups(small / "responses.parquet", SCHEMAS["responses"])
+    text = str(err.value)
+    assert str(small / "responses.parquet") in text and "private copy" in text
+    assert "TMPDIR" in text

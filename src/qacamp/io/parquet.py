@@ -23,6 +23,7 @@ used for files that may be damaged, because it aborts the process on some
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -101,17 +102,28 @@ class Damaged(ValueError):
     """The bytes are not a whole, consistent Parquet file."""
 
 
-def _check_frame(data) -> tuple[int, int]:
-    n = len(data)
+def _check_frame(reader) -> tuple[int, int]:
+    """(size, footer length) of the Parquet file ``reader`` (a pyarrow random
+    access file) reads, from its magic bytes and footer length only."""
+    n = reader.size()
     if n < 12:
         raise Damaged(f"{n} bytes, too short for a Parquet file")
-    view = memoryview(data)
-    if bytes(view[:4]) != MAGIC or bytes(view[n - 4:]) != MAGIC:
+    if bytes(reader.read_at(4, 0)) != MAGIC or bytes(reader.read_at(4, n - 4)) != MAGIC:
         raise Damaged("no Parquet magic bytes at its start and end")
-    footer = int.from_bytes(view[n - 8:n - 4], "little")
+    footer = int.from_bytes(bytes(reader.read_at(4, n - 8)), "little")
     if footer <= 0 or footer > n - 12:
         raise Damaged(f"its footer claims {footer} bytes, more than the file holds")
     return n, footer
+
+
+def _readers(data) -> Callable[[], pa.NativeFile]:
+    """``data`` (bytes, a pyarrow buffer, or a function opening a pyarrow
+    random access file) as a function giving a new reader of those bytes."""
+    import pyarrow as pa
+    if callable(data):
+        return data
+    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    return lambda: pa.BufferReader(buf)
 
 
 def _plain_type(t: pa.DataType) -> bool:
@@ -172,23 +184,23 @@ def _usable(got, declared) -> bool:
 def open_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
                  verified: bool = False, strict: bool = True,
                  dictionary: list[str] | None = None) -> pq.ParquetFile:
-    """The Parquet file in ``data`` (bytes or a pyarrow buffer), opened after
+    """The Parquet file in ``data`` (bytes, a pyarrow buffer, or a function
+    opening a new pyarrow random access file on the bytes), opened after
     the checks of the module docstring that need no decoding (frame, footer,
     schema, the ``columns`` asked for); its rows are decoded by
     :func:`decode`, the columns ``dictionary`` as dictionary arrays (polars
     Categorical).  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
-    n, footer = _check_frame(data)
-    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    readers = _readers(data)
+    n, footer = _check_frame(readers())
     if not verified:
         try:
-            check_footer(memoryview(buf)[n - 8 - footer:n - 8].tobytes(), n - 8 - footer)
+            check_footer(bytes(readers().read_at(footer, n - 8 - footer)), n - 8 - footer)
         except FooterError as exc:
             raise Damaged(str(exc)) from None
 
     def parquet_file(dictionary=None):
-        return pq.ParquetFile(pa.BufferReader(buf), thrift_string_size_limit=footer,
+        return pq.ParquetFile(readers(), thrift_string_size_limit=footer,
                               thrift_container_size_limit=footer,
                               page_checksum_verification=True, pre_buffer=False,
                               read_dictionary=dictionary)

@@ -87,10 +87,15 @@ def verify_bytes(path: str | Path, data) -> records.Record | None:
     """Check ``data``, the bytes just read from ``path`` (by any reader),
     against qacamp's record of the file; note it as an input of the current
     :func:`~qacamp.io.writing` block.  Returns the record (None if none)."""
-    sha = records.sha256_bytes(data)
+    return check_digest(path, records.sha256_bytes(data), len(data))
+
+
+def check_digest(path: str | Path, sha: str, size: int) -> records.Record | None:
+    """:func:`verify_bytes` of bytes already hashed: ``sha`` (SHA-256) and
+    ``size`` of what was just read from ``path``."""
     found = records.record_of(path)
     rec = found[1] if found else None
-    if rec is not None and rec.sha256 is not None and (rec.sha256 != sha or rec.size != len(data)):
+    if rec is not None and rec.sha256 is not None and (rec.sha256 != sha or rec.size != size):
         raise changed_error(path, rec.step, rec.sha256, sha)
     w = active()
     if w is not None:
@@ -166,22 +171,80 @@ def parquet_error(path: Path, rec: records.Record | None, exc: Exception,
                       "writes it)")
 
 
+def _private_copy(path: Path):
+    """(file, record): a private copy of ``path`` in an unnamed temporary file
+    (removed when closed), hashed while it is copied and verified against
+    qacamp's record as :func:`read_verified` does; what is decoded from the
+    copy later is what was verified, although only a row group's bytes are
+    held in memory at a time."""
+    import hashlib
+    import tempfile
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(path, None, "file not found", MISSING_FIX) from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open it ({exc.strerror or exc})",
+                         "check the path and that the file is readable") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else (kind_of(st.st_mode)
+                                                               or "not a regular file")
+            raise InputError(path, None, f"the path is {what}, not a regular file",
+                             "give the path of the file qacamp wrote")
+        try:
+            copy = tempfile.TemporaryFile()
+        except OSError as exc:
+            raise InputError(path, None, "cannot make a private copy of it in the temporary "
+                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                             "free space there, or set TMPDIR to a folder with space") from None
+        h, size = hashlib.sha256(), 0
+        try:
+            while block := os.read(fd, records.CHUNK * 64):
+                h.update(block)
+                size += len(block)
+                try:
+                    copy.write(block)
+                except OSError as exc:
+                    raise InputError(path, None, "cannot make a private copy of it in the "
+                                     f"temporary folder {tempfile.gettempdir()} "
+                                     f"({exc.strerror or exc})", "free space there, or set "
+                                     "TMPDIR to a folder with space") from None
+            copy.flush()
+        except BaseException:
+            copy.close()
+            raise
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read it ({exc.strerror or exc})",
+                         "check that the file is readable") from None
+    finally:
+        os.close(fd)
+    rec = check_digest(path, h.hexdigest(), size)
+    return copy, rec
+
+
 def read_row_groups(path: str | Path, schema: dict,
                     columns: list[str] | None = None) -> RowGroups:
     """A Parquet file read later row group by row group
     (:class:`~qacamp.io.rowgroups.RowGroups`: the scoring's run tables, whose
-    rows a batch of runs reads without decoding the whole table): its bytes
-    verified as :func:`read_parquet` does, its frame, footer and ``schema``
-    checked now, each row group's pages when decoded."""
+    rows a batch of runs reads without decoding the whole table): verified as
+    :func:`read_parquet` does, but from a private copy on disk
+    (:func:`_private_copy`), so memory holds one row group's bytes, not the
+    file's; its frame, footer and ``schema`` checked now, each row group's
+    pages when decoded."""
+    import pyarrow as pa
+
     from .rowgroups import RowGroups
 
     path = Path(path)
-    data, rec = read_verified(path)
+    copy, rec = _private_copy(path)
 
     def opener(dictionary: list[str] | None = None):
         try:
-            return open_parquet(data, columns, schema, verified=rec is not None,
-                                dictionary=dictionary)
+            return open_parquet(lambda: pa.PythonFile(copy, mode="r"), columns, schema,
+                                verified=rec is not None, dictionary=dictionary)
         except (SchemaMismatch, Damaged) as exc:
             raise parquet_error(path, rec, exc) from None
 
