@@ -7,7 +7,10 @@ hashed, and compared with qacamp's record of it (:mod:`.records`); a file that
 changed since it was written is refused ("changed since `qacamp ingest` wrote
 it ... rerun the same command to rebuild it").  Parquet is then parsed from
 the same bytes with the checks of :mod:`.parquet` and compared with the
-schema the reader declares.  A file without a record (a user's file, results
+schema the reader declares.  The scoring's run tables, which grow with the
+number of runs, are instead copied to a private unnamed temporary file while
+they are hashed (:func:`read_row_groups`), and decoded from that copy a row
+group at a time.  A file without a record (a user's file, results
 of an older qacamp) is read with those checks alone.  Inside a
 :func:`~qacamp.io.writing` block each file read is noted as an input of the
 outputs, with the hash just computed (never read a second time).
