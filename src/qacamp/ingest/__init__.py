@@ -1,12 +1,16 @@
 """Campaign config -> canonical tables, with the cross-file checks.
 
-:func:`ingest_campaign` reads every raw file of one campaign (its config dict
-exactly as in ``workflow/schemas/config.schema.yaml``) and returns *all* the
-tables of :data:`qacamp.tables.SCHEMAS` (empty ones for what the kind lacks),
-conformed and in canonical row order.  :func:`write_ingest` writes them to
-``<outdir>/<table>.parquet`` plus ``campaign.json`` atomically.  ``qacamp
-eval`` builds the same config dict from its command line and calls
-:func:`ingest_campaign` too: one validation for every entry point.
+:func:`read_campaign` reads and checks every raw file of one campaign (its
+config dict exactly as in ``workflow/schemas/config.schema.yaml``) into an
+accumulator (:mod:`.acc`) of *all* the tables of :data:`qacamp.tables.SCHEMAS`
+(empty ones for what the kind lacks): in memory, or with a spill folder
+(``qacamp ingest``) the run tables on disk a file's frame at a time.
+:func:`ingest_campaign` returns its tables as frames, conformed and in
+canonical row order (``qacamp eval``, which builds the same config dict from
+its command line: one validation for every entry point); :func:`write_ingest`
+writes them to ``<outdir>/<table>.parquet`` plus ``campaign.json``
+atomically, the spilled run tables a row group at a time in canonical order,
+with the same bytes.
 
 Cross-file checks (each raises :class:`~qacamp.errors.InputError` naming the
 file and the line of the first offender; docs/formats.md, "Cross-file checks"):
