@@ -98,15 +98,14 @@ class Acc:
 
     def add(self, name: str, df: pl.DataFrame) -> None:
         if name in BUCKETS and df.height:
-            df = tables.conform(name, df)
+            conformed = tables.conform(name, df)
             if name == "judgments":
-                self.marked_parts.append(
-                    df.filter((pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
+                self.marked_parts.append(conformed.filter(
+                    (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
                     .select(_MARKED))
-        if name in self.spilled:
-            if df.height:
-                self.spilled[name].add(df)
-        else:
+            if name in self.spilled:
+                self.spilled[name].add(conformed)
+        if name not in self.spilled:
             self.parts[name].append(df)
         if name in ("judgments", "nugget_matches", "matrix") and self.progress is not None:
             self.done = min(self.done + 1, max(self.total - 1, 0))
