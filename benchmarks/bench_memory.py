@@ -10,17 +10,21 @@ checks that the merged files are byte-identical to the unsharded ones.
 ``--src DIR`` runs the scoring of another source tree (e.g. an older commit's
 ``src``, exported with ``git archive``) for a side-by-side figure.
 ``--big`` is the 100 M responses campaign (10,000 runs x 10,000 questions):
-the simulation and ingest alone take a long time, and `qacamp ingest` holds
-the campaign's tables in memory (3.6 GB at 10 M responses), so it does not fit
-a 24 GB machine.  ``--replicate K`` scores a campaign K times the size of the
+the simulation (5.5 min) and ingest (10 min, a 5.6 GB spill folder under
+TMPDIR) alone take a long time.  ``--replicate K`` scores a campaign K times the size of the
 simulated one instead: its ingest tables are the simulated campaign's,
 repeated K times with the runs renamed (``x000-<run>``, ``x001-<run>``...: K
 times the runs, the same questions), written row group by row group with
 qacamp's Parquet options and records, as `qacamp ingest` would write them
 (the rows stay in canonical order); only the scoring is measured on it.
 
+``--ingest`` measures `qacamp ingest` itself instead of the scoring: the
+simulated campaign ingested again as a child process (``--src DIR``: with
+that source tree), its wall time, CPU and peak RSS, and every file compared
+with the cached ingest's (``cmp``).
+
     .venv/bin/python benchmarks/bench_memory.py [--runs 1000] [--questions 10000]
-        [--shards 4] [--src DIR] [--big] [--replicate K] [--workdir DIR]
+        [--shards 4] [--src DIR] [--big] [--replicate K] [--ingest] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -37,6 +41,37 @@ from bench_scale import machine, qacamp_cmd, run_measured  # noqa: E402
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
 
+def campaign_json(sim: Path) -> str:
+    return json.dumps({"kind": "trec-factoid", "questions": str(sim / "questions.txt"),
+                       "judgment_sets": {"adjudicated": str(sim / "judged/adjudicated/*.txt.gz")}})
+
+
+def measure_ingest(args, ingest: Path, work: Path) -> int:
+    """`qacamp ingest` of the cached simulation again, measured; its files
+    compared with the cached ingest's."""
+    tag = "src" if args.src else "this"
+    out = work / f"ingest_{tag}_r{args.runs}_q{args.questions}"
+    r = measured(args, ["ingest", "--campaign-json", campaign_json(ingest.parent / "sim"),
+                        "--name", "memory", "--out", str(out), "--force"], work / "ingest.log")
+    n = pq_rows(ingest / "responses.parquet")
+    print("| step | wall (s) | CPU (s) | peak RSS (MB) | peak bytes per response |\n"
+          "|---|---:|---:|---:|---:|")
+    print(f"| `qacamp ingest` ({tag}), {n:,} responses | {r['wall_s']:.1f} | "
+          f"{r['user_s'] + r['sys_s']:.1f} | {r['peak_rss_mb']:.0f} | "
+          f"{r['peak_rss_mb'] * 1024 * 1024 / n:.0f} |")
+    names = sorted(p.name for p in ingest.iterdir() if p.is_file())
+    same = all((out / f).read_bytes() == (ingest / f).read_bytes() for f in names)
+    print(f"all {len(names)} files byte-identical to the cached ingest: {same}")
+    print(f"load average at end: {os.getloadavg()}")
+    return 0 if same else 1
+
+
+def pq_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_rows
+
+
 def prepare(args, work: Path) -> Path:
     """Simulate and ingest once (cached); returns the ingest folder."""
     camp = work / f"trec-factoid_r{args.runs}_q{args.questions}"
@@ -46,10 +81,8 @@ def prepare(args, work: Path) -> Path:
         ("simulate", q + ["simulate", "trec-factoid", "--runs", str(args.runs), "--questions",
                           str(args.questions), "--judgment-sets", "1", "--quiet",
                           "--out", str(sim)]),
-        ("ingest", q + ["ingest", "--campaign-json", json.dumps({
-            "kind": "trec-factoid", "questions": str(sim / "questions.txt"),
-            "judgment_sets": {"adjudicated": str(sim / "judged/adjudicated/*.txt.gz")}}),
-            "--name", "memory", "--out", str(ingest)]),
+        ("ingest", q + ["ingest", "--campaign-json", campaign_json(sim),
+                        "--name", "memory", "--out", str(ingest)]),
     ]
     for name, cmd in steps:
         done = camp / f".{name}.done"
@@ -141,6 +174,8 @@ def main() -> int:
     ap.add_argument("--src", default=None, help="score with this source tree (PYTHONPATH)")
     ap.add_argument("--replicate", type=int, default=1,
                     help="score the campaign repeated K times with renamed runs")
+    ap.add_argument("--ingest", action="store_true",
+                    help="measure `qacamp ingest` of the simulated campaign, not the scoring")
     ap.add_argument("--workdir", default="/tmp/qacamp-bench-memory")
     args = ap.parse_args()
     if args.big:
@@ -149,11 +184,11 @@ def main() -> int:
     mach = machine()
     print(json.dumps(mach), flush=True)
     ingest = prepare(args, work)
+    if args.ingest:
+        return measure_ingest(args, ingest, work)
     if args.replicate > 1:
         ingest = replicate(ingest, args.replicate)
-    import pyarrow.parquet as pq
-
-    n = pq.ParquetFile(ingest / "responses.parquet").metadata.num_rows
+    n = pq_rows(ingest / "responses.parquet")
     tag = "src" if args.src else "this"
     size = f"r{args.runs}_q{args.questions}" + (f"_x{args.replicate}" if args.replicate > 1 else "")
     out = work / f"scores_{tag}_{size}"

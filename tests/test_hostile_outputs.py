@@ -386,6 +386,27 @@ def test_full_disk_is_one_line_and_the_users_file_is_kept(camp, tmpfs, capsys):
         assert fingerprint(disk) == before  # nothing partial, no temporary, no record
 
 
+def test_full_spill_disk_is_one_line_and_nothing_is_left(camp, tmpfs, tmp_path, capsys,
+                                                         monkeypatch):
+    """`qacamp ingest` keeps the run tables in a temporary folder (TMPDIR)
+    while it reads: a full disk there is one line naming that folder; the
+    folder and the output are gone."""
+    import tempfile
+
+    disk = tmpfs("spill", "size=64k")
+    fill(disk)
+    monkeypatch.setattr(tempfile, "tempdir", str(disk))
+    out = tmp_path / "results" / "ingest"
+    rc = main(commands(camp)["ingest"][1](str(out)))
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ": error: " in ln]
+    assert rc == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert f": error: {disk}/qacamp-ingest-" in lines[0], lines[0]
+    assert "cannot write: No space left on device" in lines[0] and "TMPDIR" in lines[0]
+    assert [p.name for p in disk.iterdir()] == ["filler"]
+    assert not out.exists()
+
+
 def fill(disk: Path) -> None:
     """Fill a tmpfs to the last byte with a user's file."""
     fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)

@@ -4,7 +4,9 @@
     qacamp ingest --campaign-json '{"kind": ...}' --name NAME --out DIR
 
 Writes ``<out>/<table>.parquet`` for every canonical table and
-``<out>/campaign.json`` atomically; each row of the ``warnings`` table is also
+``<out>/campaign.json`` atomically (the tables that grow with the runs are
+kept in a temporary spill folder while the files are read, then written a
+row group at a time: memory follows a run file, not the campaign); each row of the ``warnings`` table is also
 printed on stderr (``qacamp ingest: warning: FILE: PLACE: message``).  Paths in the campaign are resolved
 against ``--base-dir`` (default ``.``).  Schema validation of the config is
 the workflow's job; this command fails with a ConfigError on keys it needs.
@@ -92,16 +94,17 @@ def _raw_files(campaign, base_dir: Path) -> list[str]:
 
 
 def run(args) -> int:
-    from ..ingest import ingest_campaign, resolved_campaign, write_ingest
-    from ..io import writing
+    from ..ingest import read_campaign, resolved_campaign, write_ingest
+    from ..io import spilling, writing
     from ..progress import Progress
 
     name, campaign = _load(args)
     inputs = [args.config, *_raw_files(campaign, args.base_dir)]
-    with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force):
+    with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force), \
+            spilling("qacamp-ingest-") as spill:
         resolved = resolved_campaign(name, campaign, args.base_dir)
         bar = Progress(f"ingest {name}: run files read", 1)
-        tabs = ingest_campaign(name, campaign, args.base_dir, progress=bar.report)
-        print_warnings("ingest", tabs["warnings"])
-        write_ingest(tabs, resolved, args.out)
+        acc = read_campaign(name, campaign, args.base_dir, progress=bar.report, spill=spill)
+        print_warnings("ingest", acc.frame("warnings"))
+        write_ingest(acc, resolved, args.out)
     return 0

@@ -1,12 +1,16 @@
 """Campaign config -> canonical tables, with the cross-file checks.
 
-:func:`ingest_campaign` reads every raw file of one campaign (its config dict
-exactly as in ``workflow/schemas/config.schema.yaml``) and returns *all* the
-tables of :data:`qacamp.tables.SCHEMAS` (empty ones for what the kind lacks),
-conformed and in canonical row order.  :func:`write_ingest` writes them to
-``<outdir>/<table>.parquet`` plus ``campaign.json`` atomically.  ``qacamp
-eval`` builds the same config dict from its command line and calls
-:func:`ingest_campaign` too: one validation for every entry point.
+:func:`read_campaign` reads and checks every raw file of one campaign (its
+config dict exactly as in ``workflow/schemas/config.schema.yaml``) into an
+accumulator (:mod:`.acc`) of *all* the tables of :data:`qacamp.tables.SCHEMAS`
+(empty ones for what the kind lacks): in memory, or with a spill folder
+(``qacamp ingest``) the run tables on disk a file's frame at a time.
+:func:`ingest_campaign` returns its tables as frames, conformed and in
+canonical row order (``qacamp eval``, which builds the same config dict from
+its command line: one validation for every entry point); :func:`write_ingest`
+writes them to ``<outdir>/<table>.parquet`` plus ``campaign.json``
+atomically, the spilled run tables a row group at a time in canonical order,
+with the same bytes.
 
 Cross-file checks (each raises :class:`~qacamp.errors.InputError` naming the
 file and the line of the first offender; docs/formats.md, "Cross-file checks"):
@@ -49,7 +53,9 @@ import polars as pl
 
 from .. import tables
 from ..errors import OutputError
-from ..io import write_parquet, write_text, writing
+from ..io import Spill, write_parquet, write_parquet_parts, write_text, writing
+from ..io.parquet import ROW_GROUP
+from .acc import Acc
 from .campaign import (
     DEFAULT_MIN_COVERAGE,
     KINDS,
@@ -58,7 +64,6 @@ from .campaign import (
     SKIPPABLE,
     resolved_campaign,
 )
-from .checks import Acc
 
 #: kind -> (module of this package, function) reading its files; imported when
 #: the kind is read (a PAN campaign loads no XML, TREC or pattern reader)
@@ -80,14 +85,15 @@ def _run_file_count(files: dict) -> int:
     return n
 
 
-def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
-                    progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
-    """Read one campaign's raw files -> every table of ``tables.SCHEMAS``
-    (conformed, canonical order; empty frames for tables the kind lacks;
-    ``warnings`` lists what was accepted but should be looked at).
+def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
+                  progress: Callable[[int, int], None] | None = None,
+                  spill: Spill | None = None) -> Acc:
+    """Read and check one campaign's raw files (the one reading path of
+    ``qacamp ingest`` and ``qacamp eval``) -> the :class:`~.acc.Acc` holding
+    its tables: in memory, or with ``spill`` its run tables on disk.
     ``progress(done, total)`` is called after each run file is read."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
-    acc = Acc(_run_file_count(resolved["files"]), progress)
+    acc = Acc(_run_file_count(resolved["files"]), progress, spill)
     where = _kind_reader(resolved["kind"])(resolved, acc)
     if resolved["options"].get("autojudge"):
         from .auto import add_automatic
@@ -95,7 +101,16 @@ def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
         add_automatic(resolved, acc, where)
     if progress is not None:
         progress(acc.total, acc.total)
-    return acc.result()
+    return acc
+
+
+def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
+    """Read one campaign's raw files -> every table of ``tables.SCHEMAS``
+    (conformed, canonical order; empty frames for tables the kind lacks;
+    ``warnings`` lists what was accepted but should be looked at), in memory.
+    ``progress(done, total)`` is called after each run file is read."""
+    return read_campaign(name, campaign, base_dir, progress).result()
 
 
 def warning_lines(warnings: pl.DataFrame) -> list[str]:
@@ -122,10 +137,15 @@ def read_resolved(path: str | Path) -> dict:
 
 # --------------------------------------------------------------------------- writing
 
-def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Path) -> None:
+def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: str | Path,
+                 row_group: int = ROW_GROUP) -> None:
     """Write ``<outdir>/<table>.parquet`` for every canonical table and
     ``<outdir>/campaign.json`` (sorted keys, indent 2), all or nothing.
 
+    ``tabs``: the frames :func:`ingest_campaign` returns, or the
+    :class:`~.acc.Acc` of :func:`read_campaign` (its spilled run tables are
+    written a row group at a time, in canonical order, with the bytes the
+    frames would give); ``row_group``: rows per Parquet row group.
     ``outdir`` is claimed as a ``qacamp ingest`` output folder
     (:func:`qacamp.io.writing`: new, empty or qacamp's own; joins the
     command's block when called inside one).  Every file is written to a
@@ -138,9 +158,15 @@ def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Pa
     try:
         with writing("qacamp ingest", dirs=[outdir]):
             for name in tables.SCHEMAS:
+                path = outdir / f"{name}.parquet"
+                if isinstance(tabs, Acc):
+                    parts, one_chunk = tabs.pieces(name)
+                    write_parquet_parts(parts, tables.empty(name).to_arrow().schema, path,
+                                        one_chunk=one_chunk, row_group=row_group)
+                    continue
                 df = tabs.get(name)
                 df = tables.empty(name) if df is None else tables.conform(name, df)
-                write_parquet(tables.canonical_order(name, df), outdir / f"{name}.parquet")
+                write_parquet(tables.canonical_order(name, df), path)
             write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
                        outdir / "campaign.json")
     except OSError as exc:
@@ -148,5 +174,5 @@ def write_ingest(tabs: dict[str, pl.DataFrame], resolved: dict, outdir: str | Pa
                           "free space or fix the folder's permissions, then rerun") from exc
 
 
-__all__ = ["ingest_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
+__all__ = ["ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
            "SERIES_WEIGHTS", "KINDS", "REQUIRED", "SKIPPABLE", "DEFAULT_MIN_COVERAGE"]

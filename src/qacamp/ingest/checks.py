@@ -1,4 +1,4 @@
-"""The table accumulator and the cross-file checks shared by the kinds.
+"""The cross-file checks shared by the kinds (the accumulator is :mod:`.acc`).
 
 Each check raises :class:`~qacamp.errors.InputError` naming the file and the
 line of the first offender; :meth:`Acc.warn` records what is accepted but
@@ -12,50 +12,13 @@ from typing import Any
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
 from ..readers._text import control_character, data_lines, end_of_file
+from .acc import Acc
 
 PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER",
                "definition": "DEFINITION"}
 """Judged-run part -> the question type its lines must answer."""
-
-
-class Acc:
-    """Accumulates per-table frames and warnings; reports ``progress(done,
-    total)`` per run file read (``total`` = the campaign's run files)."""
-
-    def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
-        self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in tables.SCHEMAS}
-        self.warn_rows: list[dict[str, Any]] = []
-        self.total, self.done, self.progress = total, 0, progress
-
-    def add(self, name: str, df: pl.DataFrame) -> None:
-        self.parts[name].append(df)
-        if name in ("judgments", "nugget_matches", "matrix") and self.progress is not None:
-            self.done = min(self.done + 1, max(self.total - 1, 0))
-            self.progress(self.done, self.total)
-
-    def warn(self, file: str, place: str | None, kind: str, message: str, count: int = 1) -> None:
-        self.warn_rows.append({"file": str(file), "place": place, "kind": kind,
-                               "message": message, "count": count})
-
-    def table(self, name: str) -> pl.DataFrame:
-        """The rows of table ``name`` added so far (conformed, not yet ordered)."""
-        frames = [f for f in self.parts[name] if f.height]
-        return tables.conform(name, pl.concat(frames, how="vertical")) if frames \
-            else tables.empty(name)
-
-    def result(self) -> dict[str, pl.DataFrame]:
-        out = {}
-        for name in tables.SCHEMAS:
-            if name == "warnings":
-                df = (pl.DataFrame(self.warn_rows, schema=tables.SCHEMAS["warnings"])
-                      if self.warn_rows else tables.empty(name))
-            else:
-                df = self.table(name)
-            out[name] = tables.canonical_order(name, tables.conform(name, df))
-        return out
 
 
 # --------------------------------------------------------------------------- finding lines
@@ -220,7 +183,9 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
     qtypes = dict(questions.select("qid", "qtype").iter_rows())
     n_type = questions["qtype"].value_counts()
     n_type = dict(zip(n_type["qtype"].to_list(), n_type["count"].to_list(), strict=True))
-    per_set: dict[str, dict[tuple[str, str], pl.DataFrame]] = {}
+    # (the responses of every set, kept only when there are sets to compare)
+    compared = len(resolved["files"]["judgment_sets"]) > 1
+    per_set: dict[str, dict[tuple[str, str], pl.DataFrame | int | None]] = {}
     where: dict[tuple[str, str, str], str] = {}
     for set_name, spec in _primary_first(resolved["files"]["judgment_sets"], primary):
         per_set[set_name] = {}
@@ -238,7 +203,7 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
             where[(set_name, part, run)] = path
             check_known(path, resp, known, "the question set")
             check_types(path, part, resp, qtypes)
-            per_set[set_name][key] = resp
+            per_set[set_name][key] = acc.keep(resp) if compared else None
             if set_name == primary:
                 want = PART_QTYPES[part]
                 coverage(acc, path, resp, n_type.get(want, 0), f"{want} questions", min_cov)
@@ -255,7 +220,7 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
                 raise InputError(path, first_place(path), f"run '{key[1]}' ({key[0]}) of judgment set "
                                  f"'{set_name}' is not in the primary set '{primary}'",
                                  "judge the same runs in every judgment set")
-            compare_sets(primary, set_name, key[0], path, prim[key], resp)
+            compare_sets(primary, set_name, key[0], path, acc.kept(prim[key]), acc.kept(resp))
         for key in prim:
             if key not in runs:
                 raise InputError(where[(primary, *key)], first_place(where[(primary, *key)]),

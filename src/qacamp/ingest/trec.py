@@ -98,9 +98,7 @@ def _distinct_within_key(acc: Acc, where: Where, key_path: str, key: pl.DataFram
     from the union of the correct responses across all runs plus the instances
     the assessor found" (Voorhees 2005), so D <= S and list recall <= 1."""
     s = key.group_by("qid").agg(pl.len().alias("S"))
-    marked = (acc.table("judgments")
-              .filter((pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
-              .join(s, on="qid").sort("judgment_set", "run", "qid", "item")
+    marked = (acc.marked().join(s, on="qid").sort("judgment_set", "run", "qid", "item")
               .with_columns(pl.int_range(1, pl.len() + 1).over("judgment_set", "run", "qid")
                             .alias("D")))
     over = marked.filter(pl.col("D") > pl.col("S"))

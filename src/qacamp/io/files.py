@@ -17,17 +17,21 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ..errors import InputError, OutputError
 from . import records
 from .outputs import active, file_mode, writing
-from .parquet import parquet_bytes
+from .parquet import ROW_GROUP, parquet_bytes, write_row_groups
 from .records import remove_stale_temps
 from .verified import check_parquet
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def output_error(path: str | Path, exc: OSError) -> OutputError:
@@ -125,6 +129,29 @@ def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
     """Write ``df`` atomically with deterministic options and page checksums."""
     write_bytes(parquet_bytes(df), path, ".parquet")
+
+
+def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
+                        one_chunk: bool, row_group: int = ROW_GROUP) -> None:
+    """Write the rows of ``parts`` (Arrow tables, in order) as one Parquet file,
+    a row group at a time (:func:`~qacamp.io.parquet.write_row_groups`: the
+    bytes :func:`write_parquet` writes for the frame they concatenate to),
+    atomically: to a temporary name beside ``path``, recorded with its SHA-256
+    and size like every output; on any failure the temporary is removed."""
+    import pyarrow as pa
+
+    with atomic_path(path, ".parquet") as tmp:
+        try:
+            with pa.OSFile(str(tmp), "wb") as sink:
+                write_row_groups(sink, parts, schema, one_chunk, row_group)
+        except OSError as exc:
+            raise plain_os_error(exc) from None
+
+
+def plain_os_error(exc: OSError) -> OSError:
+    """``exc`` with the operating system's own words for its error number
+    (pyarrow words its errors "Error writing bytes to file. Detail: ...")."""
+    return OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc
 
 
 def write_text(text: str, path: str | Path) -> None:

@@ -23,7 +23,7 @@ used for files that may be damaged, because it aborts the process on some
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -39,17 +39,18 @@ WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary"
                  "write_statistics": False, "write_page_checksum": True}
 
 
-def parquet_bytes(df: pl.DataFrame) -> pa.Buffer:
-    """``df`` as Parquet bytes (deterministic options, page checksums)."""
+#: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
+ROW_GROUP = 1024 * 1024
+
+
+def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP) -> pa.Buffer:
+    """``df`` as Parquet bytes (deterministic options, page checksums), in row
+    groups of ``row_group`` rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     sink = pa.BufferOutputStream()
-    pq.write_table(df.to_arrow(), sink, **WRITE_OPTIONS)
+    pq.write_table(df.to_arrow(), sink, row_group_size=row_group, **WRITE_OPTIONS)
     return sink.getvalue()
-
-
-#: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
-ROW_GROUP = 1024 * 1024
 
 
 def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
@@ -96,6 +97,45 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
             writer.write_table(pa.Table.from_batches(pending).combine_chunks(),
                                row_group_size=ROW_GROUP)
     return sink.getvalue()
+
+
+def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
+                     row_group: int = ROW_GROUP) -> None:
+    """Write the rows of ``parts`` (Arrow tables of ``schema``, in order) to
+    ``sink`` as one Parquet file, row group by row group (``row_group`` rows
+    each, the last one shorter): only about one row group's rows are held at a
+    time.  Where pages end depends on the chunks of the table written, so the
+    bytes are those of :func:`parquet_bytes` of the concatenated frame when
+    that frame is one chunk (``one_chunk``: the parts are joined into one
+    chunk per row group, as a sorted frame is) or holds the parts' own chunks
+    (``one_chunk=False``: a concatenation of the parts)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if row_group < 1:
+        raise ValueError(f"row_group must be at least 1, not {row_group}")
+    with pq.ParquetWriter(sink, schema, **WRITE_OPTIONS) as writer:
+        pending: list[pa.Table] = []
+        held, written = 0, 0
+
+        def joined() -> pa.Table:
+            table = pa.concat_tables(pending) if pending else \
+                pa.Table.from_batches([], schema=schema)
+            return table.combine_chunks() if one_chunk else table
+
+        for part in parts:
+            if not part.num_rows:
+                continue
+            pending.append(part)
+            held += part.num_rows
+            while held >= row_group:
+                table = joined()
+                writer.write_table(table.slice(0, row_group), row_group_size=row_group)
+                written += row_group
+                rest = table.slice(row_group)
+                pending, held = [rest], rest.num_rows
+        if held or not written:  # (an empty table is one row group of no rows)
+            writer.write_table(joined(), row_group_size=row_group)
 
 
 class Damaged(ValueError):
@@ -257,5 +297,5 @@ class SchemaMismatch(ValueError):
     """The file's columns are not the declared ones."""
 
 
-__all__ = ["parquet_bytes", "parse_parquet", "open_parquet", "decode", "schema_problem", "Damaged", "SchemaMismatch",
+__all__ = ["parquet_bytes", "write_row_groups", "parse_parquet", "open_parquet", "decode", "schema_problem", "Damaged", "SchemaMismatch",
            "WRITE_OPTIONS", "MAGIC"]

@@ -1,0 +1,163 @@
+"""The table accumulator of an ingest: every frame the kinds read, in read order.
+
+In memory (``qacamp eval``) or, with a :class:`~qacamp.io.Spill`
+(``qacamp ingest``), the tables that grow with the runs (:data:`RUN_TABLES`)
+kept on disk a frame at a time, with only small facts in memory: per table
+the frames' handles in read order, per bucket (a run, or a judgment set and a
+run) its frames' handles in read order, whether the rows read so far are
+already in canonical order (checked frame by frame and at each boundary), and
+the right, distinct list judgments (:meth:`Acc.marked`).
+
+Both give the same canonical tables: :meth:`Acc.result` the frames,
+:meth:`Acc.pieces` a table's rows as Arrow tables in canonical order, for
+:func:`qacamp.io.write_parquet_parts`.  The canonical order is a stable sort
+on :data:`qacamp.tables.SORT_KEYS` (nulls last) whose first keys are the
+bucket's, so the sorted table is the buckets in key order, each bucket's rows
+in read order sorted stably; a table whose rows came in canonical order is
+written as read (:func:`qacamp.tables.canonical_order` leaves it as it is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from .. import tables
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..io import Spill
+
+#: The tables that grow with the runs, and the leading sort keys of a bucket.
+BUCKETS = {"responses": ["run"], "judgments": ["judgment_set", "run"],
+           "nugget_matches": ["judgment_set", "run"]}
+RUN_TABLES = tuple(BUCKETS)
+
+_MARKED = ["judgment_set", "run", "qid", "item"]
+
+
+class _Spilled:
+    """One run table on disk: small facts in memory (module docstring)."""
+
+    def __init__(self, name: str, spill: Spill) -> None:
+        self.name, self.spill = name, spill
+        self.keys = tables.SORT_KEYS[name]
+        self.bucket = BUCKETS[name]
+        self.frames: list[int] = []
+        self.buckets: dict[tuple, list[int]] = {}
+        self.ordered = True
+        self.last: pl.DataFrame | None = None
+
+    def add(self, df: pl.DataFrame) -> None:
+        if self.ordered:
+            edge = df.select(self.keys).head(1)
+            self.ordered = tables.is_ordered(df, self.keys) and (
+                self.last is None or tables.is_ordered(pl.concat([self.last, edge]), self.keys))
+        self.last = df.select(self.keys).tail(1)
+        handle = self.spill.put(df)
+        self.frames.append(handle)
+        keys = df.select(self.bucket).unique(maintain_order=True)
+        if keys.height == 1:
+            self.buckets.setdefault(keys.row(0), []).append(handle)
+            return
+        for key, part in df.partition_by(self.bucket, maintain_order=True,
+                                         as_dict=True).items():
+            self.buckets.setdefault(key, []).append(self.spill.put(part))
+
+    def frame(self) -> pl.DataFrame:
+        frames = [self.spill.frame(h) for h in self.frames]
+        return pl.concat(frames, how="vertical") if frames else tables.empty(self.name)
+
+    def pieces(self) -> Iterator[pa.Table]:
+        if self.ordered:
+            yield from (self.spill.get(h) for h in self.frames)
+            return
+        order = pl.DataFrame(list(self.buckets), schema={c: tables.SCHEMAS[self.name][c]
+                                                         for c in self.bucket}, orient="row")
+        for key in order.sort(self.bucket, nulls_last=True).iter_rows():
+            rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
+            yield rows.sort(self.keys, nulls_last=True, maintain_order=True).to_arrow()
+
+
+class Acc:
+    """Accumulates per-table frames and warnings; reports ``progress(done,
+    total)`` per run file read (``total`` = the campaign's run files).  With
+    ``spill``, the run tables are kept on disk (module docstring)."""
+
+    def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None,
+                 spill: Spill | None = None) -> None:
+        self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in tables.SCHEMAS}
+        self.spilled = {t: _Spilled(t, spill) for t in RUN_TABLES} if spill is not None else {}
+        self.spill = spill
+        self.marked_parts: list[pl.DataFrame] = []
+        self.warn_rows: list[dict[str, Any]] = []
+        self.total, self.done, self.progress = total, 0, progress
+
+    def add(self, name: str, df: pl.DataFrame) -> None:
+        if name in BUCKETS and df.height:
+            conformed = tables.conform(name, df)
+            if name == "judgments":
+                self.marked_parts.append(conformed.filter(
+                    (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
+                    .select(_MARKED))
+            if name in self.spilled:
+                self.spilled[name].add(conformed)
+        if name not in self.spilled:
+            self.parts[name].append(df)
+        if name in ("judgments", "nugget_matches", "matrix") and self.progress is not None:
+            self.done = min(self.done + 1, max(self.total - 1, 0))
+            self.progress(self.done, self.total)
+
+    def keep(self, df: pl.DataFrame) -> pl.DataFrame | int:
+        """A frame a check needs again later: itself, or its handle on disk."""
+        return df if self.spill is None else self.spill.put(df)
+
+    def kept(self, handle: pl.DataFrame | int) -> pl.DataFrame:
+        """The frame :meth:`keep` kept."""
+        return handle if isinstance(handle, pl.DataFrame) else self.spill.frame(handle)
+
+    def warn(self, file: str, place: str | None, kind: str, message: str, count: int = 1) -> None:
+        self.warn_rows.append({"file": str(file), "place": place, "kind": kind,
+                               "message": message, "count": count})
+
+    def table(self, name: str) -> pl.DataFrame:
+        """The rows of table ``name`` added so far (conformed, not yet ordered;
+        a spilled table is read back whole)."""
+        if name in self.spilled:
+            return tables.conform(name, self.spilled[name].frame())
+        frames = [f for f in self.parts[name] if f.height]
+        return tables.conform(name, pl.concat(frames, how="vertical")) if frames \
+            else tables.empty(name)
+
+    def marked(self) -> pl.DataFrame:
+        """The judgments added so far that mark a right answer distinct (a
+        list instance counted once): judgment_set, run, qid, item, in read order."""
+        return pl.concat(self.marked_parts, how="vertical") if self.marked_parts \
+            else tables.empty("judgments").select(_MARKED)
+
+    def frame(self, name: str) -> pl.DataFrame:
+        """Table ``name``, conformed and in canonical order."""
+        if name == "warnings":
+            df = (pl.DataFrame(self.warn_rows, schema=tables.SCHEMAS["warnings"])
+                  if self.warn_rows else tables.empty(name))
+        else:
+            df = self.table(name)
+        return tables.canonical_order(name, tables.conform(name, df))
+
+    def result(self) -> dict[str, pl.DataFrame]:
+        """Every table of ``tables.SCHEMAS`` (:meth:`frame`)."""
+        return {name: self.frame(name) for name in tables.SCHEMAS}
+
+    def pieces(self, name: str) -> tuple[Iterator[pa.Table], bool]:
+        """Table ``name``'s rows in canonical order as Arrow tables, and whether
+        they are to be written as one chunk per row group (sorted rows) or in
+        their own chunks (rows written as read): the arguments of
+        :func:`qacamp.io.write_parquet_parts` that give the bytes of
+        :meth:`frame`."""
+        if name in self.spilled:
+            spilled = self.spilled[name]
+            return spilled.pieces(), not spilled.ordered
+        return iter([self.frame(name).to_arrow()]), False

@@ -1,0 +1,222 @@
+"""`qacamp ingest` in bounded memory (issue 19): the run tables are kept in a
+spill folder while the files are read and written a row group at a time, with
+the bytes the in-memory frames give (`qacamp eval`'s path, and the writer
+before the change); nothing is left behind when it fails."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import yaml
+from paths import ROOT, SHARED_DATA
+
+from qacamp import tables
+from qacamp.cli import main
+from qacamp.ingest import ingest_campaign, read_campaign, resolved_campaign, write_ingest
+from qacamp.io import spilling
+from qacamp.io.parquet import ROW_GROUP, parquet_bytes, write_row_groups
+
+DEMO = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["campaigns"]
+TREC = SHARED_DATA / "trec-qa"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _streamed(name: str, campaign: dict, base: Path, outs: dict[int, Path]) -> dict:
+    """Read once with a spill folder, write it in row groups of each size of
+    ``outs`` (size -> folder); returns each folder's files."""
+    with spilling() as spill:
+        acc = read_campaign(name, campaign, base, spill=spill)
+        resolved = resolved_campaign(name, campaign, base)
+        for row_group, out in outs.items():
+            write_ingest(acc, resolved, out, row_group=row_group)
+    return {row_group: _files(out) for row_group, out in outs.items()}
+
+
+def _expected(frames: dict, row_group: int) -> dict[str, bytes]:
+    """Each in-memory frame as Parquet bytes in row groups of ``row_group`` rows."""
+    return {f"{name}.parquet": bytes(parquet_bytes(frames[name], row_group))
+            for name in tables.SCHEMAS}
+
+
+#: a small row group (prime): every run table of the demo cut at many places,
+#: inside buckets and inside the pieces read
+TINY = 97
+
+
+def _same_as_in_memory(name: str, campaign: dict, base: Path, tmp: Path) -> None:
+    frames = ingest_campaign(name, campaign, base)
+    # the writer before the change, on the in-memory frames (what `qacamp eval` reads)
+    write_ingest(frames, resolved_campaign(name, campaign, base), tmp / "memory")
+    want = _files(tmp / "memory")
+    got = _streamed(name, campaign, base, {ROW_GROUP: tmp / "streamed", TINY: tmp / "tiny"})
+    assert got[ROW_GROUP] == want
+    tiny = got[TINY]
+    assert {k: v for k, v in tiny.items() if k.endswith(".parquet")} == _expected(frames, TINY)
+    assert tiny["campaign.json"] == want["campaign.json"]
+
+
+@pytest.mark.parametrize("name", sorted(DEMO))
+def test_demo_campaign_streamed_same_bytes(name, tmp_path, monkeypatch):
+    """The demo config's six campaigns: sorted run tables (trec2002, four
+    judgment sets; trec2004, several files per run), and tables read in
+    canonical order (pan, written in the files' own chunks)."""
+    monkeypatch.chdir(ROOT)
+    _same_as_in_memory(name, DEMO[name], ROOT, tmp_path)
+
+
+def test_demo_cli_ingest_same_bytes(tmp_path, monkeypatch):
+    """`qacamp ingest --config config/config.yaml` writes every file as the
+    in-memory writer does."""
+    monkeypatch.chdir(ROOT)
+    for name in ("qa4mre2012", "pan"):
+        out = tmp_path / name
+        assert main(["ingest", "--config", "config/config.yaml", "--campaign", name,
+                     "--out", str(out)]) == 0
+        write_ingest(ingest_campaign(name, DEMO[name]), resolved_campaign(name, DEMO[name]),
+                     tmp_path / f"{name}-memory")
+        assert _files(out) == _files(tmp_path / f"{name}-memory")
+
+
+@pytest.mark.skipif(not TREC.exists(), reason="../shared/data missing")
+def test_real_data_campaigns_streamed_same_bytes(tmp_path, capsys):
+    """Real question sets and keys: TREC 2003 (factoid, list, definition parts;
+    distinct list instances), automatic judging with the real TREC 2004
+    patterns (one judgments frame holding every run), simulated runs of the
+    real TREC 2004 series (four parts), the real web2004 score matrix."""
+    from test_trec2003 import campaign as trec2003
+
+    (tmp_path / "t03").mkdir()
+    sim = tmp_path / "sim"
+    assert main(["simulate", "trec-series", "--questions-from", str(TREC / "trec13questions.xml"),
+                 "--out", str(sim), "--runs", "4", "--seed", "3", "--quiet"]) == 0
+    judged = sim / "judged" / "adjudicated"
+    runs = tmp_path / "auto"
+    runs.mkdir()
+    for run, answers in (("r1", ("black", "red", "Limp Bizkit")),
+                         ("r2", ("blue", "blue", "Durst"))):
+        (runs / f"{run}.txt").write_text("".join(  # (not in qid order: rows to sort)
+            f"{q} {run} D{i} R {a}\n" for i, (q, a) in enumerate(zip(("2.1", "1.4", "1.5"),
+                                                                    answers, strict=True))))
+    camps = {
+        "trec2003": trec2003(tmp_path / "t03"),
+        "auto": {"kind": "trec-factoid", "questions": str(TREC / "trec13questions.xml"),
+                 "judgment_sets": {"adjudicated": str(runs / "*.txt")},
+                 "patterns": str(TREC / "trec13patterns_factoid"), "autojudge": True,
+                 "min_coverage": 0},
+        "series": {"kind": "trec-series", "year": 2004,
+                   "questions": str(TREC / "trec13questions.xml"),
+                   "nuggets": str(sim / "nuggets.txt"), "list_key": str(sim / "list_key.txt"),
+                   "judgment_sets": {"adjudicated": {
+                       p: str(judged / p / "*.txt.gz")
+                       for p in ("factoid", "list", "other", "other_nuggets")}}},
+        "web2004": {"kind": "score-matrix", "measure": "ap",
+                    "matrix": str(SHARED_DATA / "score-matrices" / "web2004.csv")},
+    }
+    capsys.readouterr()
+    with spilling() as spill:  # the automatic set: one frame of every run, cut into buckets
+        judgments = read_campaign("auto", camps["auto"], tmp_path, spill=spill).spilled["judgments"]
+        assert not judgments.ordered and len(judgments.buckets) == 4
+        assert len(judgments.frames) == 3 and spill.count == 2 + 3 + 2  # (+ its two parts)
+    for name, camp in camps.items():
+        _same_as_in_memory(name, camp, tmp_path, tmp_path / f"out-{name}")
+
+
+def test_row_groups_of_sorted_and_read_in_order_pieces():
+    """write_row_groups gives parquet_bytes' bytes for a frame sorted into one
+    chunk and for a concatenation keeping its pieces' chunks (where Parquet
+    pages end depends on them), at every row group size."""
+    import polars as pl
+
+    df = pl.DataFrame({"run": [f"r{i % 5}" for i in range(200)], "qid": [str(i) for i in range(200)],
+                       "item": pl.Series(range(200), dtype=pl.Int32)})
+    pieces = [df.slice(i, 23) for i in range(0, 200, 23)]
+    whole = pl.concat(pieces)
+    assert whole.n_chunks() > 1
+    for rg in (1, 7, 23, 64, 199, 200, ROW_GROUP):
+        for one_chunk, frame in ((True, whole.rechunk()), (False, whole)):
+            sink = pa.BufferOutputStream()
+            write_row_groups(sink, [p.to_arrow() for p in pieces], df.to_arrow().schema,
+                             one_chunk, rg)
+            assert sink.getvalue() == parquet_bytes(frame, rg), (rg, one_chunk)
+    sink = pa.BufferOutputStream()
+    write_row_groups(sink, [], df.to_arrow().schema, True)
+    assert sink.getvalue() == parquet_bytes(df.head(0))
+
+
+# --------------------------------------------------------------------------- failures
+
+QUESTIONS = "".join(f"<top>\n<num> Number: {i}\n<desc> Description:\nQuestion {i}?\n</top>\n\n"
+                    for i in (1, 2, 3))
+
+
+def _many_runs(base: Path, n: int, bad: int | None) -> dict:
+    (base / "q").mkdir(parents=True)
+    (base / "q" / "questions").write_text(QUESTIONS)
+    judged = base / "judged"
+    judged.mkdir()
+    for i in range(1, n + 1):
+        run = f"run{i:04d}"
+        lines = [f"{q} {run} D{q} {'RW'[q % 2]} ans{q}\n" for q in (3, 1, 2)]
+        if i == bad:
+            lines[1] = f"1 {run} D1 Q ans1\n"  # not a judgment code
+        (judged / f"{run}.txt.gz").write_bytes(gzip.compress("".join(lines).encode()))
+    return {"kind": "trec-factoid", "questions": str(base / "q" / "questions"),
+            "judgment_sets": {"adjudicated": str(judged / "*.txt.gz")}}
+
+
+def test_bad_line_in_the_500th_file_leaves_nothing(tmp_path, monkeypatch, capsys):
+    """A bad line in the 500th of 520 run files: the error names it; no spill
+    file, no output folder, no temporary file is left."""
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
+    camp = _many_runs(tmp_path / "camp", 520, bad=500)
+    out = tmp_path / "results" / "ingest"
+    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"{tmp_path}/camp/judged/run0500.txt.gz: line 2: " in err, err
+    assert list(spill_root.iterdir()) == []
+    assert not out.exists() and not (tmp_path / "results").exists()
+
+
+def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
+    """A failure after the first tables are written (here: in the judgments
+    table's row groups) removes the spill folder, the written tables and their
+    temporaries: the output folder is not created."""
+    from qacamp.io import files
+
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
+    real = files.write_row_groups
+
+    def failing(sink, parts, schema, one_chunk, row_group=ROW_GROUP):
+        if "judgment_set" in schema.names:
+            raise OSError(28, "No space left on device")
+        return real(sink, parts, schema, one_chunk, row_group)
+
+    monkeypatch.setattr(files, "write_row_groups", failing)
+    camp = _many_runs(tmp_path / "camp", 30, bad=None)
+    out = tmp_path / "results" / "ingest"
+    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "No space left on device" in err, err
+    assert "judgments.parquet" in err
+    assert list(spill_root.iterdir()) == []
+    assert not (tmp_path / "results").exists()
+    # and the same campaign, written: every file as the in-memory writer's
+    monkeypatch.setattr(files, "write_row_groups", real)
+    assert main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp),
+                 "--out", str(out)]) == 0
+    write_ingest(ingest_campaign("c", camp), resolved_campaign("c", camp), tmp_path / "memory")
+    assert _files(out) == _files(tmp_path / "memory")
+    assert list(spill_root.iterdir()) == []
