@@ -9,6 +9,7 @@ import polars as pl
 from ..errors import ConfigError
 from ..readers import pan
 from .checks import Acc, check_known, check_run_name, check_run_unique, coverage, first_place
+from .prefetch import in_order
 
 Where = dict[tuple[str, str, str], str]
 
@@ -32,8 +33,10 @@ def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
     acc.add("options", options)
     seen: dict[str, str] = {}
     where: Where = {}
-    for path in resolved["files"]["runs"]:
-        resp, judg = qa4mre.read_run(path, questions, options)
+    paths = resolved["files"]["runs"]
+    reads = in_order(lambda p=p: qa4mre.read_run(p, questions, options) for p in paths)
+    for path, read in zip(paths, reads, strict=True):
+        resp, judg = read()
         run = resp["run"][0]
         check_run_unique(seen, run, path, "run_id", lambda p=path: qa4mre.run_place(p))
         coverage(acc, path, resp, questions.height, "questions of the gold standard",
@@ -54,8 +57,10 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
     known = set(questions["qid"].to_list())
     seen: dict[str, str] = {}
     where: Where = {}
-    for path in resolved["files"]["runs"]:
-        resp, judg = clef.read_run(path)
+    paths = resolved["files"]["runs"]
+    for path, read in zip(paths, in_order(lambda p=p: clef.read_run(p) for p in paths),
+                          strict=True):
+        resp, judg = read()
         run = resp["run"][0]
         check_run_name(path, run, lambda p=path: first_place(p))
         check_run_unique(seen, run, path, "run column")
@@ -78,10 +83,12 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
     positions = questions.select("qid").sort("qid").with_row_index("_pos")
     seen: dict[str, str] = {}
     where: Where = {}
-    for path in resolved["files"]["answers"]:
+    paths = resolved["files"]["answers"]
+    reads = in_order(lambda p=p: pan.read_answers(p, questions, options) for p in paths)
+    for path, read in zip(paths, reads, strict=True):
         run = pan.run_name(path)
         check_run_name(path, run, lambda: "byte 0")
-        resp, judg = pan.read_answers(path, questions, options)
+        resp, judg = read()
         check_run_unique(seen, run, path, "runs are named by the answers file's folder")
         coverage(acc, path, resp, questions.height, "problems of the truth file",
                  resolved["options"]["min_coverage"])

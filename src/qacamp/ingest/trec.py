@@ -5,6 +5,7 @@ factoid, list and Other runs, nugget lists, list keys)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -14,6 +15,7 @@ from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
 from ..readers._text import data_lines, end_of_file, first_data_line, iter_lines, read_bytes
 from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
+from .prefetch import in_order
 
 Where = dict[tuple[str, str, str], str]
 
@@ -143,16 +145,15 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
         nugget_keys = nuggets.select("qid", "nugget")
 
     def read_files(set_name, spec):
-        for path in spec.get("factoid", []):
+        def factoid(path):  # a NIST judged list run among the factoid files
             if qtypes.get(_first_qid(path)) == "LIST":
-                resp, judg = trec_runs.read_judged_list(path, set_name, codes)
-                yield "list", path, resp, judg
-            else:
-                resp, judg = trec_runs.read_judged_factoid(path, set_name, codes, ranked)
-                yield "factoid", path, resp, judg
-        for path in spec.get("list", []):
-            resp, judg = trec_runs.read_judged_list(path, set_name, codes)
-            yield "list", path, resp, judg
+                return "list", *trec_runs.read_judged_list(path, set_name, codes)
+            return "factoid", *trec_runs.read_judged_factoid(path, set_name, codes, ranked)
+
+        jobs = [(path, lambda p=path: factoid(p)) for path in spec.get("factoid", [])]
+        jobs += [(path, lambda p=path: ("list", *trec_runs.read_judged_list(p, set_name, codes)))
+                 for path in spec.get("list", [])]
+        yield from _read_in_order(jobs)
         yield from _other_files(acc, set_name, spec, nugget_keys, "definition")
 
     where = judged_sets(resolved, acc, questions, read_files)
@@ -290,12 +291,12 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
     codes = resolved["options"].get("judgment_codes")
 
     def read_files(set_name, spec):
-        for path in spec.get("factoid", []):
-            resp, judg = trec_runs.read_judged_factoid(path, set_name, codes)
-            yield "factoid", path, resp, judg
-        for path in spec.get("list", []):
-            resp, judg = trec_runs.read_judged_list(path, set_name, codes)
-            yield "list", path, resp, judg
+        jobs = [(path, lambda p=path: ("factoid",
+                                       *trec_runs.read_judged_factoid(p, set_name, codes)))
+                for path in spec.get("factoid", [])]
+        jobs += [(path, lambda p=path: ("list", *trec_runs.read_judged_list(p, set_name, codes)))
+                 for path in spec.get("list", [])]
+        yield from _read_in_order(jobs)
         yield from _other_files(acc, set_name, spec, nugget_keys)
 
     where = judged_sets(resolved, acc, questions, read_files)
@@ -311,6 +312,15 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
             _key_qids(path, pats, qtypes, want, f"{name.replace('_', ' ')} file")
             acc.add("patterns", pats)
     return where
+
+
+def _read_in_order(jobs: list[tuple[str, Callable[[], tuple]]]) -> Iterator[tuple]:
+    """``(part, path, responses, judgments)`` of each ``(path, read)`` job in
+    order, the files read ahead in threads (:func:`.prefetch.in_order`: the
+    same tables and the same first error as reading them one by one)."""
+    for (path, _read), result in zip(jobs, in_order(read for _path, read in jobs), strict=True):
+        part, resp, judg = result()
+        yield part, path, resp, judg
 
 
 def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame | None,

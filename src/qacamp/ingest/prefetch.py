@@ -1,0 +1,65 @@
+"""Run files read ahead in threads, consumed in order.
+
+Reading a run file (gunzip, columnar parsing in polars, the format's checks)
+mostly runs outside the interpreter lock, so a second core reads the next
+file while the ingest checks and keeps the current one.  :func:`in_order`
+yields the reads in the order given, and each read's error is raised when its
+turn comes: the tables, the warnings and the first error reported are exactly
+those of reading the files one after the other.  At most :func:`workers`
+files are read ahead, so memory holds a few files' frames, not the campaign's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Most threads reading ahead (a few cores already overlap the work).
+MAX_WORKERS = 4
+
+
+def workers() -> int:
+    """Threads to read with: the cores this process may run on (a SLURM job's
+    allocation), at most :data:`MAX_WORKERS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
+             ) -> Iterator[Callable[[], T]]:
+    """For each function of ``reads``, in order, a function returning its result
+    (or raising its error); up to ``ahead`` (default :func:`workers`) of them
+    run at a time in threads.  Reads not yet started when the caller stops
+    are cancelled."""
+    ahead = workers() if ahead is None else ahead
+    if ahead <= 1:
+        for read in reads:
+            yield read
+        return
+    pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="qacamp-read")
+    pending: deque[Future] = deque()
+    it = iter(reads)
+    try:
+        for read in it:
+            pending.append(pool.submit(read))
+            if len(pending) >= ahead:
+                break
+        while pending:
+            done = pending.popleft()
+            for read in it:
+                pending.append(pool.submit(read))
+                break
+            yield done.result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+__all__ = ["MAX_WORKERS", "in_order", "workers"]
