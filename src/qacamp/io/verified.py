@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 MISSING_FIX = "run the workflow step that writes it"
 
 
-def _read_regular(path: Path) -> bytearray:
+def _open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A descriptor open for reading on ``path`` and its status, refused
+    (InputError) unless it is a regular file (never blocks on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -52,6 +54,15 @@ def _read_regular(path: Path) -> bytearray:
                                                                or "not a regular file")
             raise InputError(path, None, f"the path is {what}, not a regular file",
                              "give the path of the file qacamp wrote")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _read_regular(path: Path) -> bytearray:
+    fd, st = _open_regular(path)
+    try:
         data = bytearray(st.st_size)  # read once into one buffer (no copies)
         view = memoryview(data)
         got = 0
@@ -183,26 +194,17 @@ def _private_copy(path: Path):
     import hashlib
     import tempfile
 
+    fd, _st = _open_regular(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise InputError(path, None, "file not found", MISSING_FIX) from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open it ({exc.strerror or exc})",
-                         "check the path and that the file is readable") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = "a folder" if stat.S_ISDIR(st.st_mode) else (kind_of(st.st_mode)
-                                                               or "not a regular file")
-            raise InputError(path, None, f"the path is {what}, not a regular file",
-                             "give the path of the file qacamp wrote")
+        def no_room(exc: OSError) -> InputError:
+            return InputError(path, None, "cannot make a private copy of it in the temporary "
+                              f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                              "free space there, or set TMPDIR to a folder with space")
+
         try:
             copy = tempfile.TemporaryFile()
         except OSError as exc:
-            raise InputError(path, None, "cannot make a private copy of it in the temporary "
-                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
-                             "free space there, or set TMPDIR to a folder with space") from None
+            raise no_room(exc) from None
         h, size = hashlib.sha256(), 0
         try:
             while block := os.read(fd, records.CHUNK * 64):
@@ -211,11 +213,11 @@ def _private_copy(path: Path):
                 try:
                     copy.write(block)
                 except OSError as exc:
-                    raise InputError(path, None, "cannot make a private copy of it in the "
-                                     f"temporary folder {tempfile.gettempdir()} "
-                                     f"({exc.strerror or exc})", "free space there, or set "
-                                     "TMPDIR to a folder with space") from None
-            copy.flush()
+                    raise no_room(exc) from None
+            try:
+                copy.flush()
+            except OSError as exc:
+                raise no_room(exc) from None
         except BaseException:
             copy.close()
             raise
