@@ -47,7 +47,10 @@ pytestmark = pytest.mark.slow
 
 
 def _base(workdir: Path, cfg: Path) -> list[str]:
+    """Snakemake as `make run` starts it (the default profile: its scheduler,
+    its `run:` steps in threads), without qacamp's wrapper (to place each kill)."""
     return [str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
+            "--workflow-profile", str(ROOT / "workflow" / "profiles" / "default"),
             "--cores", "2", "--configfile", str(cfg)]
 
 
@@ -141,8 +144,9 @@ def test_default_profile_is_picked_up(tmp_path):
     # the Snakefile is at the repository root, so Snakemake would look for
     # profiles/default there; `make demo` (and the README) name the profile
     cfg = campaign_config(tmp_path)
-    res = subprocess.run(_base(tmp_path, cfg) + ["-n", "--workflow-profile",
-                                                 str(ROOT / "workflow/profiles/default")],
+    res = subprocess.run([str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "-d",
+                          str(tmp_path), "--cores", "2", "--configfile", str(cfg), "-n",
+                          "--workflow-profile", str(ROOT / "workflow/profiles/default")],
                          cwd=ROOT, capture_output=True,
                          text=True, env=env(), timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
