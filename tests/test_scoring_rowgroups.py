@@ -13,7 +13,6 @@ error naming the file.
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -21,8 +20,8 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
+from workflow_util import qacamp_in_root
 
-from qacamp.cli import main
 from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
 from qacamp.io import read_parquet, read_row_groups
@@ -33,21 +32,12 @@ from qacamp.tables import SCHEMAS
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _qacamp(*argv) -> int:
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # the demo config's paths are relative to the project root
-    try:
-        return main([str(a) for a in argv])
-    finally:
-        os.chdir(cwd)
-
-
 @pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013", "pan"])
 def ingested(request, tmp_path_factory):
     """(kind, campaign, tables read whole, folder of the run tables rewritten
     in about 23 row groups) of one demo campaign."""
     d = tmp_path_factory.mktemp(request.param)
-    assert _qacamp("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
+    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
                    request.param, "--out", d / "ingest") == 0
     campaign = read_resolved(d / "ingest" / "campaign.json")
     kind = campaign.get("kind") or campaign["options"]["kind"]

@@ -8,33 +8,22 @@ shard with a one-line error and writes nothing."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-from qacamp.cli import main
+from workflow_util import qacamp_in_root
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
-
-
-def _qacamp(*argv) -> int:
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # the demo config's paths are relative to the project root
-    try:
-        return main([str(a) for a in argv])
-    finally:
-        os.chdir(cwd)
 
 
 @pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013"])
 def campaign(request, tmp_path_factory):
     """(ingest folder, unsharded scores folder) of one demo campaign."""
     d = tmp_path_factory.mktemp(request.param)
-    assert _qacamp("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
+    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
                    request.param, "--out", d / "ingest") == 0
-    assert _qacamp("score", "--ingest", d / "ingest", "--out", d / "scores") == 0
+    assert qacamp_in_root("score", "--ingest", d / "ingest", "--out", d / "scores") == 0
     return d / "ingest", d / "scores"
 
 
@@ -42,7 +31,7 @@ def _shards(ingest: Path, base: Path, n: int) -> list[Path]:
     dirs = []
     for i in range(n):
         dirs.append(base / f"shard{i}of{n}")
-        assert _qacamp("score", "--ingest", ingest, "--out", dirs[-1], "--shard", f"{i}/{n}") == 0
+        assert qacamp_in_root("score", "--ingest", ingest, "--out", dirs[-1], "--shard", f"{i}/{n}") == 0
     return dirs
 
 
@@ -51,7 +40,7 @@ def test_merged_shards_are_the_unsharded_bytes(campaign, tmp_path, n):
     ingest, whole = campaign
     dirs = _shards(ingest, tmp_path, n)
     # the merge takes the shards in any order
-    assert _qacamp("score", "--ingest", ingest, "--out", tmp_path / "merged",
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "merged",
                    "--merge", *reversed(dirs)) == 0
     for f in FILES:
         assert (tmp_path / "merged" / f).read_bytes() == (whole / f).read_bytes(), f
@@ -62,13 +51,13 @@ def test_batches_of_one_run_are_the_same_bytes(campaign, tmp_path, monkeypatch):
 
     monkeypatch.setattr(batches, "BATCH_CELLS", 1)  # every run its own batch
     ingest, whole = campaign
-    assert _qacamp("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
     for f in FILES:
         assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
 
 
 def _refused(capsys, ingest, out, dirs, words):
-    rc = _qacamp("score", "--ingest", ingest, "--out", out, "--merge", *dirs)
+    rc = qacamp_in_root("score", "--ingest", ingest, "--out", out, "--merge", *dirs)
     err = capsys.readouterr().err.strip()
     assert rc != 0
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
@@ -80,7 +69,7 @@ def _refused(capsys, ingest, out, dirs, words):
 def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     d = tmp_path
     for name in ("trec2002", "qa4mre2013"):
-        assert _qacamp("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign", name,
+        assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign", name,
                        "--out", d / name / "ingest") == 0
     trec = _shards(d / "trec2002" / "ingest", d / "trec2002", 3)
     other = _shards(d / "qa4mre2013" / "ingest", d / "qa4mre2013", 3)
@@ -96,7 +85,7 @@ def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     # all three shards of another campaign: not the ingest tables named
     _refused(capsys, ingest, d / "m4", other, ["scored other ingest tables"])
     # a scores folder is not a shard
-    assert _qacamp("score", "--ingest", ingest, "--out", d / "whole") == 0
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", d / "whole") == 0
     capsys.readouterr()
     _refused(capsys, ingest, d / "m5", [d / "whole"], ["shard.parquet"])
 
@@ -120,7 +109,7 @@ def test_workflow_score_shards_merge_to_the_unsharded_bytes(tmp_path):
     assert sorted(p.name for p in logs.glob("score.*.log")) == [
         "score.0.log", "score.1.log", "score.2.log"]
     assert not any((outdir / "mine" / "score_shards").glob("*"))  # temp: removed
-    assert _qacamp("score", "--ingest", outdir / "mine" / "ingest", "--out",
+    assert qacamp_in_root("score", "--ingest", outdir / "mine" / "ingest", "--out",
                    tmp_path / "whole") == 0
     for f in FILES:
         assert (outdir / "mine" / "scores" / f).read_bytes() == \

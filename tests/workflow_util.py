@@ -47,6 +47,19 @@ def qacamp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           env=env(), cwd=cwd)
 
 
+def qacamp_in_root(*argv) -> int:
+    """``qacamp ARGV`` in this process, from the project root (the demo config's
+    paths are relative to it); the exit code."""
+    from qacamp.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return main([str(a) for a in argv])
+    finally:
+        os.chdir(cwd)
+
+
 def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int = 11,
                         shards: int = 2) -> Path:
     """An organizer's own CLEF-QA campaign in ``tmp``: simulated raw files plus a
