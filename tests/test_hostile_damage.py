@@ -43,7 +43,7 @@ from workflow_util import (
 from qacamp.cli import main
 from qacamp.errors import InputError
 from qacamp.io import read_parquet
-from qacamp.io.declared import declared_schema
+from qacamp.reliability.analyses import declared_schema
 
 PANIC = ("panicked", "RUST_BACKTRACE", "memory allocation of", "Traceback")
 SCANNED = ("ingest/judgments.parquet", "ingest/responses.parquet", "scores/runs.parquet")

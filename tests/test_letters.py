@@ -63,7 +63,7 @@ def test_no_swap_letters_when_too_few_runs_to_estimate_a_required_difference():
     """Issue 20 item 2: below the weak-evidence threshold of runs the swap
     method estimates no required difference, so no letters are drawn from it
     (the test's letters stay); the warning text is the one fit_swap writes."""
-    from qacamp.reliability.extras import equivalence_frame
+    from qacamp.reliability.campaign_level import equivalence_frame
     from qacamp.reliability.fits import FEW_RUNS, too_few_runs
 
     assert too_few_runs(f"{FEW_RUNS}4 runs (6 pairs); another item")

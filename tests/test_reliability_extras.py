@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from qacamp.cli import main
-from qacamp.reliability import extras
+from qacamp.reliability import campaign_level as extras
 from qacamp.tables import conform
 
 RUNS = ["r1", "r2", "r3", "r4"]

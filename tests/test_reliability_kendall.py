@@ -14,7 +14,8 @@ from paths import SHARED_DATA
 from scipy import stats
 
 from qacamp.cli import main
-from qacamp.reliability import extras, kendall_tau, tau_table, tied_pairs
+from qacamp.reliability import campaign_level as extras
+from qacamp.reliability import kendall_tau, tau_table, tied_pairs
 
 WEB = SHARED_DATA / "score-matrices" / "web2004.csv"
 

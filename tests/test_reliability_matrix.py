@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 
 from qacamp.errors import InputError, UsageError
-from qacamp.reliability.builders import from_long, from_outcomes, read_matrix_file
+from qacamp.loader import read_matrix_file
+from qacamp.reliability.builders import from_long, from_outcomes
 from qacamp.reliability.matrix import ScoreMatrix
 
 

@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 from test_reliability_fits import mean_matrix, table2_counts, voorhees_2005_counts
 
-from qacamp.reliability import extras, fit_swap, tau_table
+from qacamp.reliability import campaign_level as extras
+from qacamp.reliability import fit_swap, tau_table
 from qacamp.report import tables as T
 from qacamp.report.figures import swap_curves_figure
 from qacamp.report.markdown import to_markdown

@@ -8,7 +8,8 @@ import pytest
 from paths import SHARED_DATA
 
 from qacamp.errors import UsageError
-from qacamp.reliability import fit_swap, read_matrix_file, swap_counts
+from qacamp.loader import read_matrix_file
+from qacamp.reliability import fit_swap, swap_counts
 from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.swap import draw_subsets, error_rates, merge_swap
 

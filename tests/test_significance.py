@@ -15,7 +15,8 @@ from paths import SHARED_DATA
 
 from qacamp.errors import InputError, UsageError
 from qacamp.io import write_parquet
-from qacamp.reliability.builders import from_pan, read_matrix_file
+from qacamp.loader import read_matrix_file
+from qacamp.reliability.builders import from_pan
 from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.significance import (
     merge_significance,

@@ -11,17 +11,11 @@ import re
 import shlex
 import sys
 
-from qacamp.config import (
-    RESAMPLING_TESTS,
-    bootstrap_measures,
-    configured,
-    raw_files,
-    reliability_plan,
-    validate_config,
-)
+from qacamp.config import configured, raw_files, reliability_plan, validate_config
 from qacamp.configfile import read_config_file
 from qacamp.errors import ConfigError, InputError, QacampError
 from qacamp.io import prepare_outdir, write_text, writing
+from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
 
 
 if not config:
@@ -184,84 +178,22 @@ def plan_file_content(wildcards):
 
 
 def reliability_targets(name):
-    p = plan(name)
-    paths = []
-    for m in p["measures"]:
-        paths += [
-            out(f"{name}/reliability/swap_{m}.parquet"),
-            out(f"{name}/reliability/swap_{m}_fits.parquet"),
-            out(f"{name}/reliability/swap_{m}_summary.parquet"),
-            out(f"{name}/reliability/stability_{m}.parquet"),
-        ]
-    for m in bootstrap_measures(p["measures"]):
-        paths += [
-            out(f"{name}/reliability/bootstrap_{m}.parquet"),
-            out(f"{name}/reliability/bootstrap_{m}_summary.parquet"),
-        ]
-    paths += significance_targets(name)
-    return paths
+    """The files of the analyses run once per campaign and measure (the
+    analysis records, qacamp.reliability.analyses)."""
+    return [out(f"{name}/reliability/{f}") for f in campaign_files(plan(name))["measure"]]
 
 
-def significance_targets(name):
-    """Per measure: the per-pair significance frame and its summary."""
-    paths = []
-    for m in plan(name)["measures"]:
-        paths += [
-            out(f"{name}/reliability/significance_{m}.parquet"),
-            out(f"{name}/reliability/significance_{m}_summary.parquet"),
-        ]
-    return paths
+def extras_targets(name):
+    """The files of the campaign-level analyses: rank correlation, assessor
+    agreement, distributions, equivalence groups."""
+    return [out(f"{name}/reliability/{f}") for f in campaign_files(plan(name))["campaign"]]
 
 
-def significance_resampled(name):
-    return plan(name)["significance"]["test"] in RESAMPLING_TESTS
-
-
-def significance_argv(wc):
-    """The test's settings as quoted words (permutations only for permutation tests)."""
-    s = plan(wc.campaign)["significance"]
-    words = ["--test", s["test"], "--alpha", s["alpha"], "--config-prefix", config_prefix(wc)]
-    if s.get("correction") is not None:
-        words += ["--correction", s["correction"]]
-    if significance_resampled(wc.campaign):
-        words += ["--permutations", s["permutations"]]
-    return argv(*words)
-
-
-def significance_input(wc):
-    """The shards of a permutation test; the scores themselves for the t-test and ANOVA."""
-    if significance_resampled(wc.campaign):
-        return expand(
-            out("{campaign}/reliability/shards/significance_{measure}.{shard}.parquet"),
-            campaign=wc.campaign, measure=wc.measure, shard=range(SHARDS),
-        )
-    return [out(f"{wc.campaign}/scores/runs.parquet"), out(f"{wc.campaign}/ingest/matrix.parquet")]
-
-
-def significance_command_argv(wc, input, output):
-    """`reliability merge --kind significance` of the shards, or the whole test in one
-    job (quoted words)."""
-    if significance_resampled(wc.campaign):
-        files = argv(output.summary, output.pairs, *input)
-        return f"merge --kind significance --summary {files}"
-    seed = argv("--seed", plan(wc.campaign)["seed"])
-    files = argv("--out", output.pairs, "--summary", output.summary)
-    return f"significance {matrix_argv(wc)} {significance_argv(wc)} {seed} {files}"
-
-
-EXTRAS = ["kendall", "ranking_swaps", "agreement", "distributions", "boxplot"]
 # QA4MRE editions (a PAN campaign's `edition` names the evaluator's rules instead)
 EDITION_CAMPAIGNS = [
     c for c in CAMPAIGNS
     if config["campaigns"][c]["kind"] == "qa4mre" and "edition" in config["campaigns"][c]
 ]
-
-
-def extras_targets(name):
-    """Rank correlation, assessor agreement, distributions, equivalence groups."""
-    paths = [out(f"{name}/reliability/{e}.parquet") for e in EXTRAS]
-    paths += [out(f"{name}/reliability/equivalence_{m}.parquet") for m in plan(name)["measures"]]
-    return paths
 
 
 def matrix_argv(wc):
@@ -276,48 +208,15 @@ def matrix_argv(wc):
     )
 
 
-def config_prefix(wc):
-    """The config key errors about the campaign's reliability settings name."""
-    return f"campaigns.{wc.campaign}.reliability"
-
-
-def fit_flag(wc, section, key):
-    """``--fit-to-collection`` for a size the campaign did not configure: the
-    kind's default shrinks to a small collection instead of failing."""
-    c = campaign_cfg(wc.campaign)
-    return [] if configured(c, config, section, key) else ["--fit-to-collection"]
-
-
-def swap_argv(wc):
-    s = plan(wc.campaign)["swap"]
-    return argv(
-        "--sizes", s["sizes"], "--trials", s["trials"], "--bin-width", s["bin_width"],
-        "--bins", s["bins"], "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
-        *fit_flag(wc, "swap", "sizes"),
-    )
-
-
-def fit_argv(wc):
-    s = plan(wc.campaign)["swap"]
-    words = [
-        "--model", s["fit"], "--min-fit-size", s["min_fit_size"], "--level", s["level"],
-        "--bin-width", s["bin_width"], "--mode", s["mode"], "--min-runs", s["min_runs"],
-        "--min-comparisons", s["min_comparisons"],
-    ]
-    if s.get("observed_at") is not None:
-        words += ["--observed-at", s["observed_at"]]
-    if s.get("fitted_bins") is not None:
-        words += ["--fitted-bins", s["fitted_bins"]]
-    return argv(*words)
-
-
-def stability_argv(wc):
-    s = plan(wc.campaign)["stability"]
-    return argv(
-        "--size", s["size"], "--trials", s["trials"], "--fuzz", s["fuzz"],
-        "--pairing", s["pairing"], "--config-prefix", config_prefix(wc),
-        *fit_flag(wc, "stability", "size"),
-    )
+def settings_argv(analysis, campaign):
+    """The campaign's settings of ``analysis`` as quoted words: every option of
+    its record with a plan key (qacamp.reliability.analyses.settings_words);
+    ``--fit-to-collection`` for a size the campaign did not configure (the
+    kind's default shrinks to a small collection instead of failing)."""
+    c = campaign_cfg(campaign)
+    return argv(*settings_words(ANALYSES[analysis], plan(campaign),
+                                f"campaigns.{campaign}.reliability",
+                                lambda section, key: configured(c, config, section, key)))
 
 
 def campaign_targets(name):

@@ -1,221 +1,138 @@
-# Resampling analyses, split into SHARDS jobs each; merge rules sum the counts.
-# Every trial's subsets come from (seed, measure, size, trial) only, so the
-# merged result is identical for any shard count.  Settings reach the command
-# line as quoted words (`argv`, `:q`), never pasted.
+# Reliability analyses: the rules of every analysis record
+# (qacamp.reliability.analyses), none written by hand.  An analysis run once
+# per campaign and measure gets one job, or, when its record runs it in shards
+# for the campaign's plan, SHARDS shard jobs and a merge job that sums them
+# (checked complete and of one run).  Every trial's subsets come from (seed,
+# measure, size, trial) only, so the merged result is identical for any shard
+# count.  The campaign-level analyses get one job per campaign.  Settings
+# reach the command line as quoted words (`argv`, `:q`), never pasted.
 
 
 SCORES_DONE = out("{campaign}/scores/runs.parquet")
 MATRIX = out("{campaign}/ingest/matrix.parquet")
 
 
-rule swap_shard:
-    """One shard of the swap-method trials: swaps and comparisons per (size, bin)."""
-    input:
-        SCORES_DONE,
-        MATRIX,
-    output:
-        temp(out("{campaign}/reliability/shards/swap_{measure}.{shard}.parquet")),
-    params:
-        matrix_argv=matrix_argv,
-        swap_argv=swap_argv,
-        seed=lambda wc: plan(wc.campaign)["seed"],
-        shard=lambda wc: f"{wc.shard}/{SHARDS}",
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/swap_{measure}.{shard}.log"),
-    shell:
-        "qacamp reliability swap {params.matrix_argv} {params.swap_argv} --seed {params.seed:q} "
-        "--shard {params.shard:q} --out {output:q} 2> {log:q}"
+def shard_file(name):
+    return out(f"{{campaign}}/reliability/shards/{name}_{{measure}}.{{shard}}.parquet")
 
 
-rule swap_merge:
-    """Sum the shards' swap counts."""
-    input:
-        expand(
-            out("{{campaign}}/reliability/shards/swap_{{measure}}.{shard}.parquet"),
-            shard=range(SHARDS),
-        ),
-    output:
-        out("{campaign}/reliability/swap_{measure}.parquet"),
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/swap_{measure}.merge.log"),
-    shell:
-        "qacamp reliability merge --kind swap {output:q} {input:q} 2> {log:q}"
+def after_options(analysis, campaign, measures):
+    """(option, file) of the other analyses' outputs ``analysis`` reads."""
+    pairs = []
+    for option, name, dest in analysis.after:
+        pattern = next(o.file for o in ANALYSES[name].outputs if o.dest == dest)
+        pairs += [(f"--{option}", out(f"{campaign}/reliability/{pattern.format(measure=m)}"))
+                  for m in measures]
+    return pairs
 
 
-rule swap_fit:
-    """Per-bin error curves, extrapolation to the full size, required difference."""
-    input:
-        counts=out("{campaign}/reliability/swap_{measure}.parquet"),
-    output:
-        fits=out("{campaign}/reliability/swap_{measure}_fits.parquet"),
-        summary=out("{campaign}/reliability/swap_{measure}_summary.parquet"),
-    params:
-        matrix_argv=matrix_argv,
-        fit_argv=fit_argv,
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/swap_{measure}.fit.log"),
-    shell:
-        "qacamp reliability fit {params.matrix_argv} --counts {input.counts:q} {params.fit_argv} "
-        "--out {output.fits:q} --summary {output.summary:q} 2> {log:q}"
+def output_words(analysis, output):
+    """``--summary FILE`` ... for the outputs besides ``out``."""
+    return [w for o in analysis.outputs if o.dest != "out"
+            for w in (analysis.option(o.dest).flags[0], getattr(output, o.dest))]
 
 
-rule stability_shard:
-    """One shard of the stability-vs-ties trials."""
-    input:
-        SCORES_DONE,
-        MATRIX,
-    output:
-        temp(out("{campaign}/reliability/shards/stability_{measure}.{shard}.parquet")),
-    params:
-        matrix_argv=matrix_argv,
-        stability_argv=stability_argv,
-        seed=lambda wc: plan(wc.campaign)["seed"],
-        shard=lambda wc: f"{wc.shard}/{SHARDS}",
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/stability_{measure}.{shard}.log"),
-    shell:
-        "qacamp reliability stability {params.matrix_argv} {params.stability_argv} "
-        "--seed {params.seed:q} --shard {params.shard:q} --counts --out {output:q} 2> {log:q}"
+def shard_command(name):
+    def command(wildcards, output):
+        return " ".join([argv(name), matrix_argv(wildcards), settings_argv(name, wildcards.campaign),
+                         argv("--shard", f"{wildcards.shard}/{SHARDS}", "--out", output[0])])
+
+    return command
 
 
-rule stability_merge:
-    input:
-        expand(
-            out("{{campaign}}/reliability/shards/stability_{{measure}}.{shard}.parquet"),
-            shard=range(SHARDS),
-        ),
-    output:
-        out("{campaign}/reliability/stability_{measure}.parquet"),
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/stability_{measure}.merge.log"),
-    shell:
-        "qacamp reliability merge --kind stability {output:q} {input:q} 2> {log:q}"
+def job_inputs(name):
+    def inputs(wildcards):
+        a, wc = ANALYSES[name], wildcards
+        if a.sharded(plan(wc.campaign)):
+            return expand(shard_file(name), campaign=wc.campaign, measure=wc.measure,
+                          shard=range(SHARDS))
+        return [out(f"{wc.campaign}/scores/runs.parquet"),
+                out(f"{wc.campaign}/ingest/matrix.parquet")] + [
+            f for _, f in after_options(a, wc.campaign, [wc.measure])]
+
+    return inputs
 
 
-rule bootstrap_shard:
-    """One shard of Sakai's paired bootstrap test over all run pairs."""
-    input:
-        SCORES_DONE,
-        MATRIX,
-    output:
-        temp(out("{campaign}/reliability/shards/bootstrap_{measure}.{shard}.parquet")),
-    params:
-        matrix_argv=matrix_argv,
-        bootstrap_argv=lambda wc: argv(
-            "--samples", plan(wc.campaign)["bootstrap"]["trials"],
-            "--alpha", plan(wc.campaign)["bootstrap"]["alpha"],
-        ),
-        seed=lambda wc: plan(wc.campaign)["seed"],
-        shard=lambda wc: f"{wc.shard}/{SHARDS}",
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/bootstrap_{measure}.{shard}.log"),
-    shell:
-        "qacamp reliability bootstrap {params.matrix_argv} {params.bootstrap_argv} "
-        "--seed {params.seed:q} --shard {params.shard:q} --counts --out {output:q} 2> {log:q}"
+def job_command(name):
+    def command(wildcards, input, output):
+        a, wc = ANALYSES[name], wildcards
+        if a.sharded(plan(wc.campaign)):
+            return argv("merge", "--kind", name, *output_words(a, output), output.out, *input)
+        after = [w for pair in after_options(a, wc.campaign, [wc.measure]) for w in pair]
+        return " ".join([argv(name), matrix_argv(wc), argv(*after), settings_argv(name, wc.campaign),
+                         argv("--out", output.out, *output_words(a, output))])
+
+    return command
 
 
-rule bootstrap_merge:
-    input:
-        expand(
-            out("{{campaign}}/reliability/shards/bootstrap_{{measure}}.{shard}.parquet"),
-            shard=range(SHARDS),
-        ),
-    output:
-        pairs=out("{campaign}/reliability/bootstrap_{measure}.parquet"),
-        summary=out("{campaign}/reliability/bootstrap_{measure}_summary.parquet"),
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/bootstrap_{measure}.merge.log"),
-    shell:
-        "qacamp reliability merge --kind bootstrap --summary {output.summary:q} "
-        "{output.pairs:q} {input:q} 2> {log:q}"
+for _a in ANALYSES.values():
+    if _a.per != "measure":
+        continue
+    if _a.merge is not None:
 
-
-rule significance_shard:
-    """One shard of a permutation test's permutations: per-pair counts."""
-    input:
-        SCORES_DONE,
-        MATRIX,
-    output:
-        temp(out("{campaign}/reliability/shards/significance_{measure}.{shard}.parquet")),
-    params:
-        matrix_argv=matrix_argv,
-        significance_argv=significance_argv,
-        seed=lambda wc: plan(wc.campaign)["seed"],
-        shard=lambda wc: f"{wc.shard}/{SHARDS}",
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/significance_{measure}.{shard}.log"),
-    shell:
-        "qacamp reliability significance {params.matrix_argv} {params.significance_argv} "
-        "--seed {params.seed:q} --shard {params.shard:q} --out {output:q} 2> {log:q}"
-
-
-rule significance:
-    """Merge a permutation test's shards (checked: complete, one analysis), or run the
-    t-test / ANOVA in one job; p-values, corrections, the one-row summary."""
-    input:
-        significance_input,
-    output:
-        pairs=out("{campaign}/reliability/significance_{measure}.parquet"),
-        summary=out("{campaign}/reliability/significance_{measure}_summary.parquet"),
-    params:
-        command_argv=significance_command_argv,
-    conda:
-        "../envs/qacamp.yaml"
-    log:
-        out("{campaign}/logs/significance_{measure}.log"),
-    shell:
-        "qacamp reliability {params.command_argv} 2> {log:q}"
-
-
-# One rule per campaign: the equivalence files depend on the campaign's measures.
-for _c in CAMPAIGNS:
+        rule:
+            name:
+                f"{_a.name}_shard"
+            input:
+                SCORES_DONE,
+                MATRIX,
+            output:
+                temp(shard_file(_a.name)),
+            params:
+                command=shard_command(_a.name),
+            conda:
+                "../envs/qacamp.yaml"
+            log:
+                out(f"{{campaign}}/logs/{_a.name}_{{measure}}.{{shard}}.log"),
+            shell:
+                "qacamp reliability {params.command} 2> {log:q}"
 
     rule:
-        """Kendall tau between rankings, swaps between rankings, assessor agreement,
-        per-unit distributions, box-plot data and the runs each run cannot be told apart
-        from (swap method and significance test, as letters)."""
         name:
-            f"extras_{_c}"
+            _a.name
         input:
-            scores=out(f"{_c}/scores/runs.parquet"),
-            summaries=[
-                out(f"{_c}/reliability/swap_{m}_summary.parquet") for m in plan(_c)["measures"]
-            ],
-            significance=[
-                out(f"{_c}/reliability/significance_{m}.parquet") for m in plan(_c)["measures"]
-            ],
+            job_inputs(_a.name),
         output:
-            extras_targets(_c),
+            **{o.dest: out(f"{{campaign}}/reliability/{o.file}") for o in _a.outputs},
         params:
-            dirs_argv=argv(
-                "--ingest", out(f"{_c}/ingest"),
-                "--scores", out(f"{_c}/scores"),
-                "--out", out(f"{_c}/reliability"),
-            ),
-            measures_argv=options("--measure", plan(_c)["measures"]),
-            kendall_argv=argv("--kendall-variant", plan(_c)["kendall"]["variant"]),
-            summaries_argv=lambda wc, input: options("--summary", input.summaries),
-            significance_argv=lambda wc, input: options("--significance", input.significance),
+            command=job_command(_a.name),
         conda:
             "../envs/qacamp.yaml"
         log:
-            out(f"{_c}/logs/extras.log"),
+            out(f"{{campaign}}/logs/{_a.name}_{{measure}}.log"),
         shell:
-            "qacamp reliability extras {params.dirs_argv} {params.measures_argv} "
-            "{params.kendall_argv} {params.summaries_argv} {params.significance_argv} 2> {log:q}"
+            "qacamp reliability {params.command} 2> {log:q}"
+
+
+# The campaign-level analyses: one rule per campaign (their files depend on its measures).
+for _c in CAMPAIGNS:
+    for _a in ANALYSES.values():
+        if _a.per != "campaign":
+            continue
+
+        rule:
+            name:
+                f"{_a.name}_{_c}"
+            input:
+                scores=out(f"{_c}/scores/runs.parquet"),
+                after=[f for _, f in after_options(_a, _c, plan(_c)["measures"])],
+            output:
+                [out(f"{_c}/reliability/{f}") for f in _a.files_for(None)]
+                + [out(f"{_c}/reliability/{f}") for m in plan(_c)["measures"]
+                   for f in _a.files_for(m)],
+            params:
+                name=_a.name,
+                command=argv(
+                    "--ingest", out(f"{_c}/ingest"),
+                    "--scores", out(f"{_c}/scores"),
+                    "--out", out(f"{_c}/reliability"),
+                    *[w for m in plan(_c)["measures"] for w in ("--measure", m)],
+                    *[w for pair in after_options(_a, _c, plan(_c)["measures"]) for w in pair],
+                ),
+                settings=settings_argv(_a.name, _c),
+            conda:
+                "../envs/qacamp.yaml"
+            log:
+                out(f"{_c}/logs/{_a.name}.log"),
+            shell:
+                "qacamp reliability {params.name:q} {params.command} {params.settings} 2> {log:q}"

@@ -1,7 +1,7 @@
 """Generic score matrix (CSV or Parquet): the one strict reader.
 
 Both ``qacamp ingest`` (kind ``score-matrix``) and the reliability commands
-(:func:`qacamp.reliability.builders.read_matrix_file`) read matrices here.
+(:func:`qacamp.loader.read_matrix_file`) read matrices here.
 
 CSV: one row per unit, one column per run, a header row of run names (no row
 names).  An optional first column named ``unit`` (any case) gives unit ids;

@@ -7,8 +7,9 @@ assessor agreement (:mod:`.agreement`), per-unit distributions
 (:mod:`.distributions`), runs that cannot be distinguished as compact letters
 (:mod:`.letters`), Sakai's paired bootstrap (:mod:`.bootstrap`) and the
 significance tests with multiple-comparison control (:mod:`.significance`).  All functions take and return numpy
-arrays / polars frames; only :mod:`qacamp.cli.reliability` touches files
-(besides :func:`read_matrix_file`, :func:`from_scores_dir`).
+arrays / polars frames; the files an analysis reads are read by the loader
+(:mod:`qacamp.loader`) and written by :mod:`qacamp.cli.reliability`, both
+driven by the analysis records (:mod:`.analyses`).
 
 Output frames (Parquet columns):
 
@@ -37,20 +38,14 @@ Output frames (Parquet columns):
 - significance pairs and summary: see :mod:`.significance.results`
 
 Campaign-level runs of the last five (``qacamp reliability extras``) are in
-:mod:`.extras`: kendall.parquet, ranking_swaps.parquet (ranking_a, ranking_b,
+:mod:`.campaign_level`: kendall.parquet, ranking_swaps.parquet (ranking_a, ranking_b,
 threshold, swaps, pairs), agreement.parquet, distributions.parquet,
 boxplot.parquet, equivalence_<measure>.parquet.
 """
 
 from .agreement import judgment_tuples
 from .bootstrap import bootstrap_counts, bootstrap_results, bootstrap_test, merge_bootstrap
-from .builders import (
-                     from_long,
-                     from_outcomes,
-                     from_scores_dir,
-                     from_wide,
-                     read_matrix_file,
-)
+from .builders import from_long, from_matrix_table, from_outcomes, from_wide
 from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
 from .distributions import box_stats, median_zero_share
 from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
@@ -69,9 +64,9 @@ __all__ = [
     "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
     "tied_pairs", "ScoreMatrix", "bootstrap_counts", "bootstrap_results", "bootstrap_test", "box_stats",
     "compact_letters", "significance_letters", "swap_letters", "error_rates", "fit_bins", "fit_swap", "from_long", "from_outcomes",
-    "from_scores_dir", "from_wide", "judgment_tuples", "kendall_tau", "median_zero_share",
+    "from_matrix_table", "from_wide", "judgment_tuples", "kendall_tau", "median_zero_share",
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",
-    "ranking_swaps", "read_matrix_file", "required_difference", "shard_trials", "stability",
+    "ranking_swaps", "required_difference", "shard_trials", "stability",
     "stability_counts", "stable_hash", "summarize", "summarize_stability", "swap_counts",
     "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix",
 ]

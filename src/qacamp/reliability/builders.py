@@ -1,11 +1,11 @@
-"""Score-matrix builders: the pipeline's frames and files -> :class:`ScoreMatrix`.
+"""Score-matrix builders: the pipeline's frames -> :class:`ScoreMatrix`.
 
-From ``scores/outcomes.parquet`` (question-level accuracy, utility, c@1,
-CWS), long or wide frames (mean-aggregated per-unit scores), PAN's per-problem
-scores and truth (:func:`from_pan`), a score-matrix file
-(:func:`read_matrix_file`, one strict reader shared with ingest) or a whole
-``scores/`` folder (:func:`from_scores_dir`).  Builders drop baseline runs
-(names starting with ``baseline:``) unless ``include_baselines=True``.
+From the frame of ``scores/outcomes.parquet`` (question-level accuracy,
+utility, c@1, CWS), long or wide frames (mean-aggregated per-unit scores),
+PAN's per-problem scores and truth (:func:`from_pan`) or the table of the
+strict matrix reader (:func:`from_matrix_table`).  Reading the files is the
+loader's (:mod:`qacamp.loader`).  Builders drop baseline runs (names starting
+with ``baseline:``) unless ``include_baselines=True``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..io import read_parquet
-from ..io.declared import declared_schema
 from ..measures import nonresponse, pan, pan_frames
 from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
 
@@ -161,16 +159,15 @@ def from_wide(frame: pl.DataFrame, measure: str = "", unit_col: str | None = Non
     return ScoreMatrix(units, tuple(runs), "mean", values=np.ascontiguousarray(vals), measure=measure)
 
 
-def read_matrix_file(path: str | Path, measure: str = "", include_baselines: bool = False) -> ScoreMatrix:
-    """Read a score matrix file with the project's one strict matrix reader,
-    :func:`qacamp.readers.matrix.read_matrix_table` (CSV, optionally ``.gz``, or
-    Parquet; wide with a header of run names, or long ``unit, run, value`` as
-    ingest writes it; every rule is documented there and in docs/formats.md).
-    Wide files keep their unit and run order; long ones are indexed like
-    :func:`from_long`.  Raises :class:`InputError` naming file and place."""
-    from ..readers.matrix import read_matrix_table
-
-    table = read_matrix_table(path)
+def from_matrix_table(table, path: str | Path, measure: str = "",
+                      include_baselines: bool = False) -> ScoreMatrix:
+    """A matrix of the strict matrix reader's table
+    (:func:`qacamp.readers.matrix.read_matrix_table` of ``path``; CSV,
+    optionally ``.gz``, or Parquet; wide with a header of run names, or long
+    ``unit, run, value`` as ingest writes it; every rule is documented there
+    and in docs/formats.md).  Wide tables keep their unit and run order; long
+    ones are indexed like :func:`from_long`.  A table of baselines only is an
+    :class:`InputError` naming ``path``."""
     if table.layout == "long":
         return from_long(table.long(), "unit", "run", "value", measure=measure,
                          include_baselines=include_baselines)
@@ -181,71 +178,3 @@ def read_matrix_file(path: str | Path, measure: str = "", include_baselines: boo
                          "include the baselines, or add the runs' columns")
     return ScoreMatrix(table.units, tuple(table.runs[j] for j in keep), "mean",
                        values=np.ascontiguousarray(table.values[:, keep]), measure=measure)
-
-
-def from_scores_dir(scores_dir: str | Path, measure: str, unit: str = "question",
-                    judgment_set: str | None = None, include_baselines: bool = False) -> ScoreMatrix:
-    """Build a matrix from the pipeline's ``scores/`` folder.
-
-    ``unit="question"``: question-level measures (accuracy, c_at_1, utility,
-    cws) come from ``outcomes.parquet``; PAN's measures (auc, f1, f_05_u,
-    brier, overall) from the runs' scores and the truth in the campaign's
-    ``ingest/`` folder beside ``scores/`` (responses, options, and the edition
-    in campaign.json), recomputed on every subset; any other measure from
-    ``units.parquet``.  ``unit`` in ``series``, ``test``, ``topic``, ``qtype``:
-    rows of ``runs.parquet`` with that scope (mean-aggregated).
-    """
-    d = Path(scores_dir)
-    m = normalise_measure(measure)
-    if unit == "question" and m in pan.ARRAY_MEASURES and m not in OUTCOME_MEASURES:
-        return _from_pan_ingest(d.parent / "ingest", m, include_baselines)
-    if unit == "question":
-        if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
-            path = d / "outcomes.parquet"
-            frame = read_parquet(path, ["judgment_set", "run", "qid", "rank", "outcome"],
-                                 None if judgment_set is None
-                                 else pl.col("judgment_set") == judgment_set,
-                                 schema=declared_schema(path))
-            return from_outcomes(frame, m, judgment_set, include_baselines)
-        src = d / "units.parquet"
-        df = _read(src).filter(pl.col("measure") == measure)
-    else:
-        src = d / "runs.parquet"
-        df = _read(src).filter((pl.col("measure") == measure) & (pl.col("scope") == unit))
-    if judgment_set is None:
-        sets = df["judgment_set"].unique().to_list()
-        if len(sets) > 1:
-            raise UsageError(f"{src}: several judgment sets {sorted(sets)}; pass --judgment-set")
-    else:
-        df = df.filter(pl.col("judgment_set") == judgment_set)
-    if df.height == 0:
-        raise InputError(src, None, f"no rows for measure {measure!r}, unit {unit!r}, "
-                         f"judgment set {judgment_set!r}", "check --measure/--unit/--judgment-set")
-    return from_long(df, "unit", "run", "value", measure=m, include_baselines=include_baselines)
-
-
-def _from_pan_ingest(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
-
-    cfg_path = ingest / "campaign.json"
-    if not cfg_path.exists():
-        raise InputError(cfg_path, None, "file not found",
-                         f"the PAN measure {measure!r} is recomputed from the ingested scores: "
-                         "run `qacamp ingest` first (scores/ and ingest/ side by side)")
-    from ..ingest import read_resolved
-
-    cfg = read_resolved(cfg_path)
-    if cfg.get("kind") != "pan":
-        raise UsageError(f"measure {measure!r} is a PAN measure; {cfg_path} is a "
-                         f"{cfg.get('kind')!r} campaign")
-    options = cfg.get("options") or {}
-    edition = options.get("edition") or pan.DEFAULT_EDITION
-    values, truth = pan_frames.frames_from_tables(_read(ingest / "responses.parquet"),
-                                           _read(ingest / "options.parquet"))
-    return from_pan(values, truth, measure, edition, include_baselines,
-                    options.get("pan_evaluator"))
-
-
-def _read(path: Path) -> pl.DataFrame:
-    if not path.exists():
-        raise InputError(path, None, "file not found", "run `qacamp score` first")
-    return read_parquet(path, schema=declared_schema(path))

@@ -37,11 +37,14 @@ Seeds: :mod:`qacamp.reliability.seeds`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from ..errors import UsageError
+from ..readers.matrix import read_matrix_table
+from .builders import from_long, from_matrix_table, from_wide
 from .matrix import ScoreMatrix
 from .seeds import shard_trials, trial_rng
 
@@ -220,16 +223,12 @@ def as_matrix(scores, measure: str | None = None, include_baselines: bool = Fals
     is; a long frame with ``unit, run, value`` columns (e.g. the per-question
     rows of ``qacamp.evaluate(..., per_question=True)`` of one measure); a
     wide frame, one column per run; or the path of a matrix file (CSV or
-    Parquet, :func:`~.builders.read_matrix_file`)."""
-    from pathlib import Path
-
-    from .builders import from_long, from_wide, read_matrix_file
-
+    Parquet, read by the strict matrix reader :mod:`qacamp.readers.matrix`)."""
     if isinstance(scores, ScoreMatrix):
         return scores
     if isinstance(scores, str | Path):
-        return read_matrix_file(scores, measure=measure or "score",
-                                include_baselines=include_baselines)
+        return from_matrix_table(read_matrix_table(scores), scores, measure or "score",
+                                 include_baselines)
     if isinstance(scores, pl.DataFrame):
         if {"unit", "run", "value"} <= set(scores.columns):
             if "measure" in scores.columns and scores["measure"].n_unique() > 1:

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..io import read_bytes
 from ..io import read_json as read_pipeline_json
 from ..io import read_parquet as read_pipeline_parquet
-from ..io.declared import declared_schema
+from ..reliability.analyses import declared_schema
 from .tables import choose_judgment_set
 
 #: Kinds whose runs may abstain (c@1 tables and figures).
@@ -63,7 +63,7 @@ def load_campaign(campaign_dir: Path) -> dict:
 
 def read_parquet(path: Path) -> pl.DataFrame:
     """An intermediate of the campaign folder, verified against its record, its
-    declared columns (:mod:`qacamp.io.declared`) checked for their types (the
+    declared columns (:func:`qacamp.reliability.analyses.declared_schema`) checked for their types (the
     report uses some columns of each file; a file without any is refused)."""
     if not path.is_file():
         raise InputError(path, None, "expected file not found",

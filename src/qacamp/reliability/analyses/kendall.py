@@ -1,0 +1,49 @@
+"""Kendall tau between the rankings of score matrices, and the swaps between
+the first two; kernel :mod:`qacamp.reliability.ranking`."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...bounds import parse_grid
+from ...errors import UsageError
+from .. import ranking as kernel
+from .record import OUT, Analysis, InputFile, Option, Output, Result, wrote
+
+SWAPS_SCHEMA = {"threshold": pl.Float64, "swaps": pl.Int64, "pairs": pl.Int64}
+
+
+def run(inputs, args) -> Result:
+    frames = [pl.DataFrame({"ranking": label, "run": list(m.runs), "score": m.full_scores()})
+              for label, m in inputs.files["rankings"]]
+    if len(frames) < 2:
+        raise UsageError("kendall needs at least two rankings (LABEL=matrix.csv ...)")
+    table = kernel.tau_table(pl.concat(frames), variant=args.variant)
+    out = {"out": table}
+    if args.swaps_out:
+        j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
+        out["swaps_out"] = kernel.ranking_swaps(j["score"].to_numpy(), j["score_b"].to_numpy(),
+                                                parse_grid(args.thresholds))
+    return Result(out, wrote(args, f"{table.height} pairs of rankings ({args.variant})"))
+
+
+ANALYSIS = Analysis(
+    name="kendall",
+    help="Kendall tau between rankings of matrices",
+    run=run,
+    matrix=None,
+    files=(InputFile("rankings", read="rankings"),),
+    options=(
+        Option(("rankings",), "LABEL=matrix.csv (run scores = column means)", nargs="+"),
+        Option(("--include-baselines",), "keep runs named baseline:*", action="store_true"),
+        Option(("--swaps-out",), "write swaps between the first two rankings (threshold, "
+               "swaps, pairs)"),
+        Option(("--thresholds",), "score differences for the swap counts of --swaps-out "
+               "(default 0.05,0.07)", default="0.05,0.07"),
+        Option(("--variant",), kernel.VARIANT_HELP, choices=kernel.VARIANTS,
+               default=kernel.DEFAULT_VARIANT),
+        OUT,
+    ),
+    outputs=(Output("out", None, kernel.TAU_SCHEMA), Output("swaps_out", None, SWAPS_SCHEMA)),
+    per=None,
+)

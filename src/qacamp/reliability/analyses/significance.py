@@ -1,0 +1,118 @@
+"""Significance tests over all run pairs with multiple-comparison control
+(docs/reliability.md, "Significance"); the tests and corrections are the
+records of :mod:`qacamp.reliability.significance`, which also hold the kernels.
+
+Without ``--shard`` the whole analysis runs in one process and writes the
+per-pair frame (``--out``) and the one-row summary (``--summary``).  With
+``--shard I/N`` a permutation test writes the shard's per-pair counts, merged
+by ``qacamp reliability merge --kind significance OUT SHARD...`` (which
+refuses duplicated, missing or foreign shards)."""
+
+from __future__ import annotations
+
+from ...bounds import check_memory
+from ...errors import ConfigError, UsageError
+from .. import significance as sig
+from .record import (
+    CONFIG_PREFIX,
+    MATRIX_INPUT,
+    Analysis,
+    Option,
+    Output,
+    Result,
+    seed_name,
+    shard_share,
+)
+
+
+def describe(pairs, summary) -> Result:
+    r = summary.row(0, named=True)
+    how = f", {r['permutations']:,} permutations" if r["permutations"] else ""
+    return Result({"out": pairs, "summary": summary},
+                  f"{sig.get(r['test']).title}{how}, correction {r['correction']}: "
+                  f"{r['significant_pairs']:,} of {r['pairs']:,} pairs significant at alpha "
+                  f"{r['alpha']:g} in {r['measure']}",
+                  [r["warning"]] if r["warning"] else [])
+
+
+def run(inputs, args) -> Result:
+    m = inputs.matrix
+    if args.permutations is not None:
+        # the permutation indices of a shard are held as one int64 array
+        count = shard_share(args.permutations, args.shard_index)
+        check_memory(f"--permutations {args.permutations:,} ({count:,} in this job)",
+                     8.0 * count, "use fewer permutations per job: raise the shard count "
+                     "(--shard I/N; the config's shards)")
+    try:
+        sig.check_settings(m, args.test, args.correction, args.permutations, args.alpha,
+                           args.exact)
+    except UsageError as exc:
+        if not args.config_prefix:
+            raise
+        raise ConfigError(f"{args.config_prefix}.significance", str(exc),
+                          "choose a test and correction that fit the campaign's measures "
+                          "(docs/reliability.md, Significance)") from None
+    name = seed_name(args, m)
+    if args.shard is not None:
+        i, n = args.shard_index
+        return Result({"out": sig.significance_counts(
+            m, args.test, args.permutations, args.seed, args.alpha, args.correction, name, i, n,
+            exact=args.exact)})
+    return describe(*sig.significance_test(m, args.test, args.permutations, args.seed,
+                                           args.alpha, args.correction, name, exact=args.exact))
+
+
+def merge(paths, frames, args) -> Result:
+    """Checked merge of the shards (:func:`~..significance.merge_significance`), then the results."""
+    return describe(*sig.significance_results(sig.merge_significance(frames, paths)))
+
+
+def resampled(plan: dict) -> bool:
+    """The plan's test draws permutations: the workflow runs it in shards."""
+    return sig.get(plan["significance"]["test"]).resampling
+
+
+_TESTS = "; ".join(f"{t.name}: {t.title}" + (" (family-wise)" if t.family_wise else "")
+                   for t in sig.TESTS.values())
+_CORRECTIONS = "; ".join(f"{c.name}: {c.description}" for c in sig.CORRECTIONS.values())
+
+ANALYSIS = Analysis(
+    name="significance",
+    help="significance tests over all run pairs with multiple-comparison control (one row "
+         "per pair + summary)",
+    description="`qacamp reliability significance`: which differences between runs are real "
+                "(docs/reliability.md, \"Significance\").",
+    run=run,
+    options=(
+        *MATRIX_INPUT,
+        Option(("--test",), f"the test (default {sig.DEFAULT_TEST}): {_TESTS}",
+               choices=tuple(sig.TESTS), default=sig.DEFAULT_TEST, key="significance.test"),
+        Option(("--correction",), "multiple-comparison correction of per-pair p-values "
+               "(default: holm for per-pair tests, none for the family-wise tests, which allow "
+               f"only none): {_CORRECTIONS}", choices=tuple(sig.CORRECTIONS),
+               key="significance.correction"),
+        Option(("--permutations",), "permutations of the permutation tests (default "
+               f"{sig.DEFAULT_PERMUTATIONS:,}); the t-test and ANOVA draw none and refuse it",
+               type=int, metavar="B", bounds={"lo": 1, "integer": True},
+               key="significance.permutations", when=resampled),
+        Option(("--exact",), "randomisation test only: enumerate all 2^n swap assignments "
+               "(n <= 20 units) instead of drawing --permutations", action="store_true"),
+        Option(("--seed",), "seed: permutations are seeded by (seed, measure, test, "
+               "permutation index) only, so any shard count gives the same result (default 0)",
+               type=int, default=0, bounds={"lo": 0, "integer": True}, key="seed"),
+        Option(("--alpha",), "significance level (default 0.05)", type=float, default=0.05,
+               bounds={"lo": 0, "hi": 1, "lo_open": True, "hi_open": True},
+               key="significance.alpha"),
+        Option(("--shard",), "I/N: write the per-pair counts of shard I (0-based) of N; merge "
+               "them with `reliability merge --kind significance`"),
+        Option(("--summary",), "also write the one-row summary here"),
+        Option(("--out",), "per-pair Parquet (or shard counts)", required=True),
+        CONFIG_PREFIX,
+    ),
+    outputs=(Output("out", "significance_{measure}.parquet", sig.PAIR_SCHEMA),
+             Output("summary", "significance_{measure}_summary.parquet", sig.SUMMARY_SCHEMA)),
+    stdout=None,
+    shard_schema=sig.COUNT_SCHEMA,
+    merge=merge,
+    sharded=resampled,
+)
