@@ -175,6 +175,6 @@ def test_registry_fields_and_errors():
     for kind, names in measures.KIND_MEASURES.items():
         assert set(names) <= set(measures.REGISTRY), kind
     with pytest.raises(UsageError, match="valid measures: .*c_at_1"):
-        measures.get("c_at_2")
+        measures.REGISTRY.lookup("c_at_2")
     md = measures.to_markdown()
     assert "`other_pyramid_f`" in md and "| name |" in md

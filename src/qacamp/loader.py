@@ -26,11 +26,11 @@ import polars as pl
 from .errors import InputError, UsageError
 from .ingest import read_resolved
 from .io import read_parquet
-from .measures import pan, pan_frames
+from .measures import REGISTRY, pan, pan_frames
 from .readers.matrix import read_matrix_table
 from .reliability.analyses.record import DEFAULT_MATRIX_MEASURE, Analysis, CampaignTables, Inputs
 from .reliability.builders import from_long, from_matrix_table, from_outcomes, from_pan
-from .reliability.matrix import OUTCOME_MEASURES, ScoreMatrix, normalise_measure
+from .reliability.matrix import ScoreMatrix, normalise_measure
 from .scoring.frames import OUT_SCHEMAS
 from .tables import SCHEMAS
 
@@ -63,10 +63,11 @@ def scores_matrix(scores_dir: str | Path, measure: str, unit: str = "question",
     """
     d = Path(scores_dir)
     m = normalise_measure(measure)
-    if unit == "question" and m in pan.ARRAY_MEASURES and m not in OUTCOME_MEASURES:
+    record = REGISTRY.get(m)
+    if unit == "question" and record is not None and record.aggregator == "pan":
         return _pan_matrix(d.parent / "ingest", m, include_baselines)
     if unit == "question":
-        if m in OUTCOME_MEASURES and (d / "outcomes.parquet").exists():
+        if record is not None and record.outcome and (d / "outcomes.parquet").exists():
             frame = read_parquet(d / "outcomes.parquet",
                                  ["judgment_set", "run", "qid", "rank", "outcome"],
                                  None if judgment_set is None

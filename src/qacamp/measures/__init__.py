@@ -30,11 +30,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..registry import Registry
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One evaluation measure (metadata only; computing lives in the family module)."""
+    """One evaluation measure (computing lives in the family module).
+
+    ``aggregation`` says how the measure aggregates over units (the docs);
+    ``aggregator`` is how the reliability analyses' score matrix recomputes it
+    on any subset of units (:class:`qacamp.reliability.matrix.ScoreMatrix`):
+    ``mean`` of per-unit values, ``c_at_1`` from the summed counts, ``cws`` in
+    each run's own confidence order, ``pan`` with PAN's evaluator kernels.
+    ``outcome``: its per-question values come from the outcomes table
+    (``scores/outcomes.parquet``) rather than ``units.parquet``."""
 
     name: str
     family: str
@@ -47,6 +56,8 @@ class Measure:
     parameters: tuple[tuple[str, object], ...] = field(default_factory=tuple)
     integer: bool = False  # a count: printed without decimals
     label: str = ""  # display name for readers (tables, figures, the report pages)
+    aggregator: str = "mean"  # "mean" | "c_at_1" | "cws" | "pan"
+    outcome: bool = False
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -62,7 +73,7 @@ from . import factoid, lists, nonresponse, other, pan, reading, series  # noqa: 
 FAMILIES = (factoid, lists, other, series, nonresponse, reading, pan)
 
 #: name -> Measure, in family order (the order of every printed table).
-REGISTRY: dict[str, Measure] = {m.name: m for fam in FAMILIES for m in fam.MEASURES}
+REGISTRY: Registry[Measure] = Registry("measure", (m for fam in FAMILIES for m in fam.MEASURES))
 
 #: Measures reported for each campaign kind (runs-table order).
 KIND_MEASURES: dict[str, tuple[str, ...]] = {
@@ -88,15 +99,6 @@ KIND_MEASURES: dict[str, tuple[str, ...]] = {
             "correctly_discarded", "utility", "n_right", "n_wrong", "n_unanswered"),
     "score-matrix": (),
 }
-
-
-def get(name: str) -> Measure:
-    """The measure called ``name``; :class:`UsageError` listing the valid names if unknown."""
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise UsageError(f"unknown measure '{name}'; valid measures: "
-                         + ", ".join(REGISTRY)) from None
 
 
 def label(name: str) -> str:
@@ -154,5 +156,5 @@ def to_markdown() -> str:
     return "\n".join(out)
 
 
-__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "get", "label", "validate",
+__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "label", "validate",
            "to_markdown", "table_rows"]

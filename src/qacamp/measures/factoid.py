@@ -20,10 +20,11 @@ from ._cite import TREC8, TREC2002, TREC2006_LOCAL
 MEASURES = (
     Measure("accuracy", "factoid", "Share of questions answered right (strict: U and X are wrong; "
             "unanswered and missing responses count as not right).",
-            "R / n", TREC2002, "mean", label="accuracy"),
+            "R / n", TREC2002, "mean", label="accuracy", outcome=True),
     Measure("cws", "factoid", "Confidence-weighted score: rewards right answers early in the "
             "run's confidence order (analog of uninterpolated average precision).",
-            "(1/Q) sum_{i=1..Q} (right among first i) / i", TREC2002, "order", label="CWS"),
+            "(1/Q) sum_{i=1..Q} (right among first i) / i", TREC2002, "order", label="CWS",
+            aggregator="cws", outcome=True),
     Measure("mrr", "factoid", "Mean reciprocal rank of the first right answer among the "
             "question's ranked answers (item number = rank), 0 if none.",
             "mean_q 1/rank_q (0 if no right answer)", TREC8, "mean", label="MRR"),

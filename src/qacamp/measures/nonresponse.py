@@ -20,14 +20,16 @@ from ._cite import C_AT_1, QA4MRE
 MEASURES = (
     Measure("c_at_1", "nonresponse", "c@1: accuracy that rewards leaving a question unanswered "
             "in proportion to the accuracy on the answered ones.",
-            "(nR + nU * nR / n) / n", C_AT_1, "counts", label="c@1"),
+            "(nR + nU * nR / n) / n", C_AT_1, "counts", label="c@1", aggregator="c_at_1",
+            outcome=True),
     Measure("qa4mre_accuracy", "nonresponse", "Accuracy counting the unanswered questions whose "
-            "hypothetical candidate was right.", "(nR + nUR) / n", QA4MRE, "counts", label="QA4MRE accuracy"),
+            "hypothetical candidate was right.", "(nR + nUR) / n", QA4MRE, "counts", label="QA4MRE accuracy",
+            outcome=True),
     Measure("correctly_discarded", "nonresponse", "Proportion of the unanswered questions that "
             "were correctly left unanswered (candidate wrong or absent); 0 when none unanswered.",
             "(nUW + nUE) / (nUR + nUW + nUE)", QA4MRE, "counts", label="correctly discarded"),
     Measure("utility", "nonresponse", "Utility UF: right minus wrong answers per question.",
-            "(nR - nW) / n", C_AT_1, "counts", label="utility"),
+            "(nR - nW) / n", C_AT_1, "counts", label="utility", outcome=True),
     Measure("n_right", "nonresponse", "Questions answered right.", "nR", C_AT_1, "counts",
             integer=True, label="right"),
     Measure("n_wrong", "nonresponse", "Questions answered wrong (W, U, X).", "nW", C_AT_1,

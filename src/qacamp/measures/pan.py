@@ -105,28 +105,28 @@ MEASURES = (
     Measure("auc", "pan", "ROC AUC over all problems (non-answers 0.5 and missing problems "
             "included); tied values count 1/2; 0 when the truth has one class only.",
             "(sum_{p same} rank(p) - n1 (n1 + 1) / 2) / (n1 n0), average ranks for ties",
-            f"{PAN2014}; {PAN2020}", "order", unit="problem", label="AUC"),
+            f"{PAN2014}; {PAN2020}", "order", unit="problem", label="AUC", aggregator="pan"),
     Measure("f1", "pan", "F1 of the decisions (value > 0.5 = same author) with the "
             "non-answers (value 0.5, missing problems) removed; 0 when nothing is decided.",
             "2 TP / (2 TP + FP + FN) over the answered problems", PAN2020, "counts",
-            unit="problem", label="F1"),
+            unit="problem", label="F1", aggregator="pan"),
     Measure("f_05_u", "pan", "F0.5u: F0.5 of the decisions with every non-answer counted "
             "as a false negative (pan_evaluator current); the evaluator that computed PAN "
             "2020's table (pan_evaluator published) took a value of exactly 0.5 as a same-author "
             "decision (nU = 0); 0 when the denominator is 0.",
             "1.25 TP / (1.25 TP + 0.25 (FN + nU) + FP)", f"{F05U}; {PAN2020}", "counts",
-            unit="problem", label="F0.5u"),
+            unit="problem", label="F0.5u", aggregator="pan"),
     Measure("brier", "pan", "Complement of the Brier score over all problems (non-answers "
             "and missing problems as 0.5), as PAN reports it; 0 with no problems.",
             "1 - (1/n) sum_p (value_p - same_p)^2", f"{BRIER}; {PAN2021}; {PAN2022}", "mean",
-            unit="problem", label="Brier"),
+            unit="problem", label="Brier", aggregator="pan"),
     Measure("overall", "pan", "The edition's final score: the mean of its measures "
             "(2020: AUC, c@1, F0.5u, F1; 2021-2023: the same and Brier) or, in 2014-2015, "
             "AUC x c@1; the campaign's edition key decides.",
             "2020: mean(AUC, c@1, F0.5u, F1); 2021-2023: mean(AUC, c@1, F0.5u, F1, Brier); "
             "2014-2015: AUC x c@1",
             f"{PAN2014}; {PAN2015}; {PAN2020}; {PAN2021}; {PAN2022}; {PAN2023}", "order",
-            unit="problem", label="overall"),
+            unit="problem", label="overall", aggregator="pan"),
 )
 
 # outcome category of a (problem, run) cell: non-answers split by the truth

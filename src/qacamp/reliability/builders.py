@@ -16,8 +16,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, UsageError
-from ..measures import nonresponse, pan, pan_frames
-from .matrix import BASELINE_PREFIX, OUTCOME_MEASURES, ScoreMatrix, natural, normalise_measure
+from ..measures import REGISTRY, nonresponse, pan, pan_frames
+from .matrix import BASELINE_PREFIX, ScoreMatrix, natural, normalise_measure
 
 
 def _drop_baselines(df: pl.DataFrame, run_col: str, include: bool) -> pl.DataFrame:
@@ -51,9 +51,9 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     ``judgment_set=None`` is allowed only when the frame holds one set.
     """
     m = normalise_measure(measure)
-    if m not in OUTCOME_MEASURES:
+    if m not in REGISTRY or not REGISTRY[m].outcome:
         raise UsageError(f"measure {measure!r} is not question-level; use one of "
-                         f"{', '.join(OUTCOME_MEASURES)}")
+                         + ", ".join(n for n, x in REGISTRY.items() if x.outcome))
     need = {"judgment_set", "run", "qid", "rank", "outcome"}
     missing = need - set(outcomes.columns)
     if missing:
@@ -74,7 +74,7 @@ def from_outcomes(outcomes: pl.DataFrame, measure: str, judgment_set: str | None
     outcome = df["outcome"].cast(pl.Utf8)
     is_r = (outcome == "R").fill_null(False).to_numpy()
     is_u = outcome.str.starts_with("U").fill_null(False).to_numpy()
-    agg = OUTCOME_MEASURES[m]
+    agg = REGISTRY[m].aggregator
     if agg == "mean":
         vals = np.zeros(shape)
         # the measure's per-question value (one definition: nonresponse.PER_QUESTION)

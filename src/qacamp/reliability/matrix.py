@@ -45,10 +45,8 @@ import numpy as np
 from ..errors import UsageError
 from ..measures import pan
 
+#: the kernels a matrix has (a measure names its own: :attr:`qacamp.measures.Measure.aggregator`)
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
-#: question-level measures that :func:`from_outcomes` builds, with their aggregator
-OUTCOME_MEASURES = {"accuracy": "mean", "qa4mre_accuracy": "mean", "utility": "mean",
-                    "c_at_1": "c_at_1", "cws": "cws"}
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 BASELINE_PREFIX = "baseline:"
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)

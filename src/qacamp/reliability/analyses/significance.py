@@ -29,7 +29,7 @@ def describe(pairs, summary) -> Result:
     r = summary.row(0, named=True)
     how = f", {r['permutations']:,} permutations" if r["permutations"] else ""
     return Result({"out": pairs, "summary": summary},
-                  f"{sig.get(r['test']).title}{how}, correction {r['correction']}: "
+                  f"{sig.TESTS.lookup(r['test']).title}{how}, correction {r['correction']}: "
                   f"{r['significant_pairs']:,} of {r['pairs']:,} pairs significant at alpha "
                   f"{r['alpha']:g} in {r['measure']}",
                   [r["warning"]] if r["warning"] else [])
@@ -69,7 +69,7 @@ def merge(paths, frames, args) -> Result:
 
 def resampled(plan: dict) -> bool:
     """The plan's test draws permutations: the workflow runs it in shards."""
-    return sig.get(plan["significance"]["test"]).resampling
+    return sig.TESTS.lookup(plan["significance"]["test"]).resampling
 
 
 _TESTS = "; ".join(f"{t.name}: {t.title}" + (" (family-wise)" if t.family_wise else "")

@@ -2,9 +2,9 @@
 pairs with multiple-comparison control (docs/reliability.md, "Significance").
 
 The registry style of :mod:`qacamp.measures`: every test is a small
-declarative :class:`SignificanceTest` record (name, title, formula, citation,
-what it needs) in :data:`TESTS`, one module per test holding the record and
-its kernel; the corrections are :data:`.corrections.CORRECTIONS`.  The command
+:class:`SignificanceTest` record (name, title, formula, citation, what it
+needs, its kernel) in :data:`TESTS`, one module per test holding the record
+and its kernel; the corrections are :data:`.corrections.CORRECTIONS`.  The command
 line (``qacamp reliability significance``), its errors and the docs are
 generated from these records.
 
@@ -32,12 +32,23 @@ for any shard count.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from ...registry import Registry
 
 
 @dataclass(frozen=True)
 class SignificanceTest:
-    """One significance test (metadata; the kernel lives in its module)."""
+    """One significance test and its kernel (defined in the test's module).
+
+    ``kernel``: for a test that draws permutations (``resampling``),
+    ``kernel(matrix, permutations, seed, measure, exact) -> (d, extreme)``,
+    the observed differences of the upper-triangle run pairs and how many of
+    the given permutation indices are at least as extreme; for the others,
+    ``kernel(matrix, alpha) -> dict`` of the per-pair columns (``d``,
+    ``statistic``, ``p``; ``lower``, ``upper``, ``f``, ``f_p`` where the test
+    gives them)."""
 
     name: str
     title: str  # how a sentence names it: "randomised Tukey HSD"
@@ -50,6 +61,7 @@ class SignificanceTest:
     resampling: bool
     #: needs a measure that is the mean of per-unit scores (t statistics, ANOVA)
     mean_only: bool
+    kernel: Callable
     #: the p-value may be computed exactly by enumerating every assignment
     exact: bool = False
 
@@ -62,8 +74,8 @@ from . import anova_tukey, randomisation, t_test, tukey_hsd  # noqa: E402
 from .corrections import CORRECTIONS, adjust  # noqa: E402
 
 #: name -> test, in the order of the docs and the command line
-TESTS: dict[str, SignificanceTest] = {t.TEST.name: t.TEST for t in
-                                      (randomisation, tukey_hsd, t_test, anova_tukey)}
+TESTS: Registry[SignificanceTest] = Registry("significance test", (
+    t.TEST for t in (randomisation, tukey_hsd, t_test, anova_tukey)))
 #: the project's default test (docs/reliability.md, "Significance")
 DEFAULT_TEST = "tukey-hsd"
 #: the project's default number of permutations (campaigns of fewer than ~200 runs)
@@ -79,16 +91,6 @@ from .results import (  # noqa: E402
     significance_results,
     significance_test,
 )
-
-
-def get(name: str) -> SignificanceTest:
-    from ...errors import UsageError
-
-    try:
-        return TESTS[name]
-    except KeyError:
-        raise UsageError(f"unknown significance test {name!r}; use one of "
-                         + ", ".join(TESTS)) from None
 
 
 def to_markdown() -> str:
@@ -107,6 +109,6 @@ def to_markdown() -> str:
 
 
 __all__ = ["SignificanceTest", "TESTS", "DEFAULT_TEST", "DEFAULT_PERMUTATIONS", "CORRECTIONS", "COUNT_SCHEMA",
-           "PAIR_SCHEMA", "SUMMARY_SCHEMA", "adjust", "check_settings", "get",
+           "PAIR_SCHEMA", "SUMMARY_SCHEMA", "adjust", "check_settings",
            "merge_significance", "significance_counts", "significance_results",
            "significance_test", "to_markdown"]

@@ -25,16 +25,6 @@ import numpy as np
 from ..matrix import ScoreMatrix
 from . import SignificanceTest
 
-TEST = SignificanceTest(
-    name="anova-tukey",
-    title="two-way ANOVA and Tukey HSD",
-    description="Two-way ANOVA (unit and run as factors) on the per-unit scores, then "
-                "Tukey's HSD with the ANOVA's residual variance.",
-    formula="q = |m_a - m_b| / sqrt(MSE / n), p = P(studentized range(R, (R-1)(n-1)) >= q)",
-    citation="Carterette 2012, Multiple testing in statistical analysis of systems-based "
-             "information retrieval experiments, ACM TOIS 30(1); Tukey 1949",
-    family_wise=True, resampling=False, mean_only=True)
-
 
 @dataclass(frozen=True)
 class Anova:
@@ -80,3 +70,22 @@ def pair_tests(matrix: ScoreMatrix, alpha: float):
     q_crit = float(studentized_range.ppf(1 - alpha, matrix.n_runs, a.df_res))
     half = q_crit * se
     return d, q, np.clip(p, 0.0, 1.0), d - half, d + half, a
+
+
+def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
+    """The kernel of the record: the per-pair columns, the intervals at ``alpha``
+    and the ANOVA's F."""
+    d, q, p, lower, upper, a = pair_tests(matrix, alpha)
+    return {"d": d, "statistic": q, "p": p, "lower": lower, "upper": upper, "f": a.f,
+            "f_p": a.p}
+
+
+TEST = SignificanceTest(
+    name="anova-tukey",
+    title="two-way ANOVA and Tukey HSD",
+    description="Two-way ANOVA (unit and run as factors) on the per-unit scores, then "
+                "Tukey's HSD with the ANOVA's residual variance.",
+    formula="q = |m_a - m_b| / sqrt(MSE / n), p = P(studentized range(R, (R-1)(n-1)) >= q)",
+    citation="Carterette 2012, Multiple testing in statistical analysis of systems-based "
+             "information retrieval experiments, ACM TOIS 30(1); Tukey 1949",
+    family_wise=True, resampling=False, mean_only=True, kernel=pair_columns)

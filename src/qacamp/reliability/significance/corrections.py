@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import UsageError
+from ...registry import Registry
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class Correction:
     scales_with_pairs: bool
 
 
-CORRECTIONS: dict[str, Correction] = {c.name: c for c in (
+CORRECTIONS: Registry[Correction] = Registry("correction", (
     Correction("holm", "holm", "Holm's step-down adjustment: the i-th smallest p times "
                "(m - i + 1), made monotone, at most 1 (family-wise error)",
                "Holm 1979, A Simple Sequentially Rejective Multiple Test Procedure, Scand. J. "
@@ -35,21 +35,13 @@ CORRECTIONS: dict[str, Correction] = {c.name: c for c in (
                False),
     Correction("none", None, "no adjustment (the test itself controls the family-wise "
                "error, or the reader asked for raw p-values)", "-", False),
-)}
-
-
-def check(name: str) -> Correction:
-    try:
-        return CORRECTIONS[name]
-    except KeyError:
-        raise UsageError(f"unknown correction {name!r}; use one of "
-                         + ", ".join(CORRECTIONS)) from None
+))
 
 
 def adjust(p: np.ndarray, correction: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """``(p_adjusted, significant)`` of raw p-values: statsmodels' ``multipletests``
     (its ``reject`` decides significance) or, for ``none``, ``p <= alpha``."""
-    c = check(correction)
+    c = CORRECTIONS.lookup(correction)
     p = np.asarray(p, dtype=np.float64)
     if c.method is None or p.size == 0:
         return p.copy(), p <= alpha

@@ -27,17 +27,6 @@ from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
 from . import SignificanceTest
 
-TEST = SignificanceTest(
-    name="randomisation",
-    title="the paired randomisation test",
-    description="Fisher's paired randomisation test per run pair: the two runs' responses "
-                "are swapped on each unit with probability 1/2 and the measure recomputed.",
-    formula="p = (1 + #{b: |d*_b| >= |d|}) / (1 + B); exact: #{b: |d*_b| >= |d|} / 2^n",
-    citation="Fisher 1935, The Design of Experiments; Smucker, Allan & Carterette 2007, A "
-             "Comparison of Statistical Significance Tests for Information Retrieval "
-             "Evaluation, CIKM 2007",
-    family_wise=False, resampling=True, mean_only=False, exact=True)
-
 #: permutations per block of the mean kernel (fixed: see module docstring)
 CHUNK = 128
 #: (permutation x pair x unit) cells per block of the recomputing kernel
@@ -92,3 +81,15 @@ def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: s
                      - matrix.mixed_scores(np.where(swap, a, b)))
             extreme[p0:p0 + step_p] += (np.abs(dstar) >= bound[p0:p0 + step_p]).sum(axis=0)
     return d, extreme
+
+
+TEST = SignificanceTest(
+    name="randomisation",
+    title="the paired randomisation test",
+    description="Fisher's paired randomisation test per run pair: the two runs' responses "
+                "are swapped on each unit with probability 1/2 and the measure recomputed.",
+    formula="p = (1 + #{b: |d*_b| >= |d|}) / (1 + B); exact: #{b: |d*_b| >= |d|} / 2^n",
+    citation="Fisher 1935, The Design of Experiments; Smucker, Allan & Carterette 2007, A "
+             "Comparison of Statistical Significance Tests for Information Retrieval "
+             "Evaluation, CIKM 2007",
+    family_wise=False, resampling=True, mean_only=False, exact=True, kernel=extreme_counts)

@@ -36,8 +36,8 @@ from ...errors import InputError, UsageError
 from .. import shards
 from ..matrix import ScoreMatrix
 from ..seeds import shard_trials
-from . import DEFAULT_PERMUTATIONS, TESTS, anova_tukey, randomisation, t_test, tukey_hsd
-from .corrections import CORRECTIONS, adjust, check
+from . import DEFAULT_PERMUTATIONS, TESTS, randomisation
+from .corrections import CORRECTIONS, adjust
 
 PAIR_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                "statistic": pl.Float64, "diff": pl.Float64, "p_value": pl.Float64,
@@ -63,11 +63,9 @@ def check_settings(matrix: ScoreMatrix, test: str, correction: str | None,
     """Validate the settings against the test's record; returns ``(correction,
     permutations)`` with the test's default correction filled in and, in exact
     mode, the ``2^n`` enumerated assignments."""
-    from . import get
-
-    t = get(test)
+    t = TESTS.lookup(test)
     corr = t.default_correction if correction is None else correction
-    check(corr)
+    CORRECTIONS.lookup(corr)
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be in (0, 1) (got {alpha})")
     if t.family_wise and corr != "none":
@@ -104,19 +102,14 @@ def significance_counts(matrix: ScoreMatrix, test: str, permutations: int | None
                         measure: str | None = None, shard: int = 0, n_shards: int = 1,
                         exact: bool = False) -> pl.DataFrame:
     """Per-pair counts of the permutations of one shard (permutation tests only)."""
-    from . import get
-
-    t = get(test)
+    t = TESTS.lookup(test)
     if not t.resampling:
         raise UsageError(f"{t.title} draws no permutations: nothing to shard (run it "
                          "without --shard)")
     corr, total = check_settings(matrix, test, correction, permutations, alpha, exact)
     name = matrix.measure if measure is None else measure
     perms = shard_trials(total, shard, n_shards)
-    if t.name == "randomisation":
-        d, extreme = randomisation.extreme_counts(matrix, perms, seed, name, exact)
-    else:
-        d, extreme = tukey_hsd.extreme_counts(matrix, perms, seed, name)
+    d, extreme = t.kernel(matrix, perms, seed, name, exact)
     ii, jj = np.triu_indices(matrix.n_runs, k=1)
     runs = np.asarray(matrix.runs, dtype=object)
     p = len(ii)
@@ -234,9 +227,7 @@ def significance_test(matrix: ScoreMatrix, test: str, permutations: int | None =
                       measure: str | None = None, exact: bool = False
                       ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The whole analysis in one process: ``(pairs, summary)``."""
-    from . import get
-
-    t = get(test)
+    t = TESTS.lookup(test)
     if t.resampling:
         return significance_results(significance_counts(
             matrix, test, permutations, seed, alpha, correction, measure, exact=exact))
@@ -246,9 +237,4 @@ def significance_test(matrix: ScoreMatrix, test: str, permutations: int | None =
     runs = np.asarray(matrix.runs, dtype=object)
     common = dict(correction=corr, alpha=alpha, permutations=0, exact=False,
                   n_runs=matrix.n_runs, n_units=matrix.n_units)
-    if t.name == "t-test":
-        d, stat, p = t_test.pair_tests(matrix)
-        return _frames(name, t.name, runs[ii], runs[jj], stat, d, p, **common)
-    d, q, p, lo, hi, a = anova_tukey.pair_tests(matrix, alpha)
-    return _frames(name, t.name, runs[ii], runs[jj], q, d, p, lower=lo, upper=hi, f=a.f,
-                   f_p=a.p, **common)
+    return _frames(name, t.name, runs[ii], runs[jj], **t.kernel(matrix, alpha), **common)

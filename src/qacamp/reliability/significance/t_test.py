@@ -15,15 +15,6 @@ import numpy as np
 from ..matrix import ScoreMatrix
 from . import SignificanceTest
 
-TEST = SignificanceTest(
-    name="t-test",
-    title="the paired t-test",
-    description="Paired t-test per run pair on the per-unit scores (scipy.stats.ttest_rel).",
-    formula="t = mean(z) / (sd(z) / sqrt(n)), two-sided p of t with n - 1 df",
-    citation="Student 1908, The probable error of a mean, Biometrika 6(1); Smucker, Allan & "
-             "Carterette 2007, CIKM 2007",
-    family_wise=False, resampling=False, mean_only=True)
-
 
 def pair_tests(matrix: ScoreMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(d, t, p)`` of the upper-triangle pairs."""
@@ -39,3 +30,19 @@ def pair_tests(matrix: ScoreMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     p = np.asarray(res.pvalue, dtype=np.float64)
     same = np.all(a == b, axis=0)
     return d, np.where(same, 0.0, t), np.where(same, 1.0, p)
+
+
+def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
+    """The kernel of the record: the per-pair columns (``alpha`` sets no interval here)."""
+    d, t, p = pair_tests(matrix)
+    return {"d": d, "statistic": t, "p": p}
+
+
+TEST = SignificanceTest(
+    name="t-test",
+    title="the paired t-test",
+    description="Paired t-test per run pair on the per-unit scores (scipy.stats.ttest_rel).",
+    formula="t = mean(z) / (sd(z) / sqrt(n)), two-sided p of t with n - 1 df",
+    citation="Student 1908, The probable error of a mean, Biometrika 6(1); Smucker, Allan & "
+             "Carterette 2007, CIKM 2007",
+    family_wise=False, resampling=False, mean_only=True, kernel=pair_columns)

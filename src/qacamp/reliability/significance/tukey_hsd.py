@@ -22,22 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import UsageError
 from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
 from . import SignificanceTest
 from .randomisation import tolerance
-
-TEST = SignificanceTest(
-    name="tukey-hsd",
-    title="randomised Tukey HSD",
-    description="Randomised Tukey HSD: the runs' responses are permuted within each unit, "
-                "the measure recomputed for every permuted run, and each pair's difference "
-                "compared with the largest difference between any two permuted runs.",
-    formula="p = (1 + #{b: max_r M(r*_b) - min_r M(r*_b) >= |d|}) / (1 + B)",
-    citation="Sakai 2014, Statistical reform in information retrieval?, SIGIR Forum 48(1); "
-             "Carterette 2012, Multiple testing in statistical analysis of systems-based "
-             "information retrieval experiments, ACM TOIS 30(1)",
-    family_wise=True, resampling=True, mean_only=False)
 
 CELL_BUDGET = 4_000_000
 
@@ -64,9 +53,12 @@ def max_ranges(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str) 
     return out
 
 
-def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int,
-                   measure: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(d, extreme)``: observed pair differences and ``#{b : max*_b >= |d|}``."""
+def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
+                   exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, extreme)``: observed pair differences and ``#{b : max*_b >= |d|}``
+    (drawn permutations only: there is no exact mode)."""
+    if exact:
+        raise UsageError(f"{TEST.title} has no exact mode")
     ii, jj = np.triu_indices(matrix.n_runs, k=1)
     full = matrix.full_scores()
     d = full[ii] - full[jj]
@@ -74,3 +66,16 @@ def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int,
     bound = np.abs(d) - tolerance(d)
     extreme = (len(ranges) - np.searchsorted(ranges, bound, side="left")).astype(np.int64)
     return d, extreme
+
+
+TEST = SignificanceTest(
+    name="tukey-hsd",
+    title="randomised Tukey HSD",
+    description="Randomised Tukey HSD: the runs' responses are permuted within each unit, "
+                "the measure recomputed for every permuted run, and each pair's difference "
+                "compared with the largest difference between any two permuted runs.",
+    formula="p = (1 + #{b: max_r M(r*_b) - min_r M(r*_b) >= |d|}) / (1 + B)",
+    citation="Sakai 2014, Statistical reform in information retrieval?, SIGIR Forum 48(1); "
+             "Carterette 2012, Multiple testing in statistical analysis of systems-based "
+             "information retrieval experiments, ACM TOIS 30(1)",
+    family_wise=True, resampling=True, mean_only=False, kernel=extreme_counts)
