@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from qacamp.cli import main
-from qacamp.config import bootstrap_measures, reliability_plan, validate_config
+from qacamp.plan import reliability_plan, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,10 +77,9 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
         summaries += ["--summary", rel / f"swap_{m}_summary.parquet"]
         _run("reliability", "stability", *src, "--size", st["size"], "--trials", st["trials"],
              *seed, "--out", rel / f"stability_{m}.parquet")
-        if m in bootstrap_measures(plan["measures"]):
-            _run("reliability", "bootstrap", *src, "--samples", b["trials"], "--alpha",
-                 b["alpha"], *seed, "--out", rel / f"bootstrap_{m}.parquet",
-                 "--summary", rel / f"bootstrap_{m}_summary.parquet")
+        _run("reliability", "bootstrap", *src, "--samples", b["trials"], "--alpha",
+             b["alpha"], *seed, "--out", rel / f"bootstrap_{m}.parquet",
+             "--summary", rel / f"bootstrap_{m}_summary.parquet")
     _run("reliability", "extras", "--ingest", cdir / "ingest", "--scores", cdir / "scores",
          "--out", rel, *[w for m in plan["measures"] for w in ("--measure", m)], *summaries)
     _run("report", "tables", "--campaign-dir", cdir, "--out", cdir / "tables")

@@ -13,7 +13,7 @@ import pytest
 from paths import SHARED_DATA
 
 from qacamp.cli import main
-from qacamp.config import reliability_plan
+from qacamp.plan import reliability_plan
 from qacamp.readers.qa4mre import read_gold
 
 GOLD = SHARED_DATA / "qa4mre" / "QA4MRE-2012-EN_GS.xml"

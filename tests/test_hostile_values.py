@@ -15,7 +15,6 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
 from hostile_util import (
     GOLD,
     both_config_error,
@@ -30,8 +29,8 @@ from hostile_util import (
 )
 
 from qacamp.cli import main
-from qacamp.config import validate_config
 from qacamp.errors import ConfigError
+from qacamp.plan import config_schema, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -117,7 +116,7 @@ def _numeric_keys(props: dict, defs: dict, prefix: tuple = ()) -> list[tuple]:
 def schema_numeric_keys() -> list[tuple[str, tuple]]:
     """(kind, path) of every numeric key the schema allows: top level, the
     reliability block (top level and per campaign) and each kind's own keys."""
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = config_schema(SCHEMA)
     defs = schema["$defs"]
     out = [("clef-qa", key) for key in _numeric_keys(schema["properties"], defs)
            if key[0] != "campaigns"]

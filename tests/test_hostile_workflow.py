@@ -24,8 +24,8 @@ import pytest
 import yaml
 from workflow_util import BIN, ROOT, env, qacamp, snakemake
 
-from qacamp.config import configured, validate_config
 from qacamp.errors import ConfigError
+from qacamp.plan import configured, validate_config
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 CLEF = {"kind": "clef-qa", "questions": "q.tsv", "runs": "q.tsv"}

@@ -5,6 +5,7 @@ import pytest
 
 from qacamp import measures
 from qacamp.errors import UsageError
+from qacamp.kinds import KINDS
 from qacamp.measures import factoid, lists, nonresponse, other, reading, series
 
 
@@ -172,7 +173,7 @@ def test_registry_fields_and_errors():
         assert m.formula and m.citation and m.family
     assert measures.REGISTRY["cws"].aggregation == "order"
     assert measures.REGISTRY["c_at_1"].aggregation == "counts"
-    for kind, names in measures.KIND_MEASURES.items():
+    for kind, names in {k.name: k.measures for k in KINDS.values()}.items():
         assert set(names) <= set(measures.REGISTRY), kind
     with pytest.raises(UsageError, match="valid measures: .*c_at_1"):
         measures.REGISTRY.lookup("c_at_2")

@@ -13,6 +13,7 @@ from paths import ROOT
 
 from qacamp import measures
 from qacamp.errors import UsageError
+from qacamp.kinds import KINDS
 from qacamp.measures import pan, pan_frames
 
 # truth same/different, values: 0.7 right "same", 0.3 right "different",
@@ -243,7 +244,7 @@ def test_registry_entries():
     assert measures.REGISTRY["f_05_u"].aggregation == "counts"
     assert "Bevendorff" in measures.REGISTRY["f_05_u"].citation
     assert "PAN 2014" in measures.REGISTRY["overall"].citation
-    assert set(pan.ARRAY_MEASURES) <= set(measures.KIND_MEASURES["pan"])
+    assert set(pan.ARRAY_MEASURES) <= set(KINDS["pan"].measures)
     assert "| `f_05_u` |" in measures.to_markdown()
 
 

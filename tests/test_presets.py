@@ -9,9 +9,9 @@ import pytest
 from paths import ROOT, SHARED
 
 from qacamp import presets
-from qacamp.config import reliability_plan, validate_config
 from qacamp.errors import ConfigError
 from qacamp.ingest import resolved_campaign
+from qacamp.plan import reliability_plan, validate_config
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 #: files each kind needs to pass the schema (never read here)

@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
+from qacamp.bounds import parse_grid
 from qacamp.errors import UsageError
 from qacamp.reliability import (
     bootstrap_counts,
@@ -29,7 +30,7 @@ from qacamp.reliability import (
     tau_table,
 )
 from qacamp.reliability.matrix import ScoreMatrix
-from qacamp.reliability.seeds import parse_grid, parse_shard
+from qacamp.reliability.seeds import parse_shard
 
 
 def sim(n_units=200, mus=None, noise=0.2, seed=0):

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-import yaml
 from paths import SHARED_DATA
 from snakemake.utils import validate
 
 from qacamp.cli import main
-from qacamp.config import reliability_plan
+from qacamp.plan import config_schema, reliability_plan, validate_config
 from qacamp.reliability.curves import MODELS
 from qacamp.reliability.ranking import VARIANTS
 
@@ -80,7 +79,7 @@ def test_config_keys_of_the_fit_and_kendall_settings_reach_the_plan():
                                      "min_runs": 12, "min_comparisons": 50},
                             "kendall": {"variant": "tau_a_by_name"}}}
     cfg = {"campaigns": {"c": camp}}
-    validate(cfg, schema)
+    validate_config(cfg, schema)
     plan = reliability_plan(camp, cfg)
     assert {k: plan["swap"][k] for k in ("mode", "observed_at", "fit", "fitted_bins",
                                          "min_runs", "min_comparisons")} == \
@@ -90,7 +89,7 @@ def test_config_keys_of_the_fit_and_kendall_settings_reach_the_plan():
     assert (default["swap"]["fit"], default["swap"]["mode"], default["kendall"]["variant"]) == \
         ("exp-binomial", "extrapolate", "tau_b")
     # every schema value is one the command line accepts
-    spec = yaml.safe_load(Path(schema).read_text())["$defs"]["reliability"]["properties"]
+    spec = config_schema(schema)["$defs"]["reliability"]["properties"]
     assert spec["swap"]["properties"]["fit"]["enum"] == list(MODELS)
     assert spec["kendall"]["properties"]["variant"]["enum"] == list(VARIANTS)
     bad = {"campaigns": {"c": {**camp, "reliability": {"swap": {"fit": "exp"}}}}}

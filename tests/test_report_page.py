@@ -26,7 +26,8 @@ from test_report import (
     trec_campaign,
 )
 
-from qacamp.measures import KIND_MEASURES, REGISTRY
+from qacamp.kinds import KINDS
+from qacamp.measures import REGISTRY
 from qacamp.reliability import fit_swap
 from qacamp.report import tables as T
 from qacamp.report.build import build_tables
@@ -212,7 +213,7 @@ def test_pan_run_table_shows_every_pan_measure_sorted_by_overall():
             rows.append(("gold", run, m, "all", "all", float(v)))
     t = T.run_table(pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row"), "pan", "gold")
     keys = [c.key for c in t.columns]
-    assert keys[1:7] == [m for m in KIND_MEASURES["pan"] if m in pan]
+    assert keys[1:7] == [m for m in KINDS["pan"].measures if m in pan]
     assert [c.header for c in t.columns][1:7] == ["AUC", "c@1", "F0.5u", "F1", "Brier",
                                                    "Overall"]
     overall = t.frame["overall"].to_list()

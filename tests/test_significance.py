@@ -322,17 +322,15 @@ def test_command_line_writes_pairs_and_summary(tmp_path):
 def test_docs_embed_the_registry_and_config_follows_it():
     from paths import ROOT
 
-    from qacamp.config import GLOBAL_DEFAULTS, RESAMPLING_TESTS
+    from qacamp.plan import GLOBAL_DEFAULTS
     from qacamp.reliability.significance import (
         DEFAULT_PERMUTATIONS,
         DEFAULT_TEST,
-        TESTS,
         to_markdown,
     )
 
     doc = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
     block = doc.split("<!-- significance:begin -->\n")[1].split("<!-- significance:end -->")[0]
     assert block.strip() == to_markdown().strip()
-    assert set(RESAMPLING_TESTS) == {t.name for t in TESTS.values() if t.resampling}
     plan = GLOBAL_DEFAULTS["significance"]
     assert (plan["test"], plan["permutations"]) == (DEFAULT_TEST, DEFAULT_PERMUTATIONS)

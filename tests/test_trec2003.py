@@ -177,3 +177,76 @@ def test_a_factoid_run_cannot_answer_a_definition_question(tmp_path):
     with pytest.raises(InputError, match="question 1901 is a DEFINITION question, but this is "
                                          "a judged factoid run"):
         ingest_campaign("t", c)
+
+
+# runB: the same three factoids right as runA but in a better confidence order
+# (CWS (1 + 1 + 1 + 3/4) / 4 = 0.9375 against runA's (1 + 1/2 + 2/3 + 3/4) / 4),
+# no list and no definition answers: final score 0.5 x 0.75 = 0.375, below runA's
+FACTOID_B = """\
+1894 runB NYT19990101.0011 1 140 million miles
+1896 runB NYT19990101.0013 1 Quasimodo
+1897 runB NYT19990101.0014 1 DFW International
+1895 runB NYT19990101.0012 -1 midnight
+"""
+
+
+def report_folder(tmp_path, preset=True, definitions=True):
+    """A TREC 2003 campaign ingested and scored by the commands the workflow
+    runs (without its preset; without its definitions: skipped)."""
+    import json
+
+    from qacamp.cli import main
+
+    tmp_path.mkdir(exist_ok=True)
+    c = campaign(tmp_path)
+    if not preset:
+        c.pop("preset")
+    if not definitions:
+        c.pop("nuggets")
+        for part in ("definition", "definition_nuggets"):
+            c["judgment_sets"]["adjudicated"].pop(part)
+        c["skip"] = ["definition"]
+    (tmp_path / "fb").write_text(FACTOID_B)
+    c["judgment_sets"]["adjudicated"]["factoid"].append(str(tmp_path / "fb"))
+    (tmp_path / "config.json").write_text(json.dumps({"campaigns": {"t": c}}))
+    out = tmp_path / "t"
+    assert main(["ingest", "--config", str(tmp_path / "config.json"), "--campaign", "t",
+                 "--out", str(out / "ingest")]) == 0
+    assert main(["score", "--ingest", str(out / "ingest"), "--out", str(out / "scores")]) == 0
+    return out
+
+
+def test_a_trec2003_page_is_headed_ranked_and_titled_by_its_final_score(tmp_path):
+    from qacamp.report.campaign import Campaign
+    from qacamp.report.overview import campaign_context, index_row
+    from qacamp.report.page import render
+
+    c = Campaign(report_folder(tmp_path), reliability=False)
+    ctx = campaign_context(c, {})
+    assert ctx["facts"]["kind_name"].startswith("TREC 2003 question answering")
+    assert ctx["main_measure"] == "final score"
+    assert ctx["best"] == {"run": "runA", "measure": "final score", "value": f"{FINAL:.3f}"}
+    table = ctx["results"][0]
+    assert [h["text"] for h in table["headers"]][:5] == [
+        "Run", "Final score", "Factoid accuracy", "List F", "Definition F"]
+    assert [r[0]["text"] for r in table["blocks"][0]["rows"]] == ["runA", "runB"]
+    assert "sorted by the final score" in table["caption"]
+    page = render("campaign.html.j2", ctx)
+    assert "TREC 2002" not in page and "the run table is sorted by final score" in page
+    assert index_row(c, "t/report.html")["measure"] == "final score"
+
+
+def test_trec2003_rules_come_from_the_preset_or_the_definition_questions(tmp_path):
+    from qacamp.report.campaign import Campaign
+    from qacamp.report.overview import campaign_context
+
+    # definitions scored, no preset: still TREC 2003's rules (beta 3 is another number)
+    c = Campaign(report_folder(tmp_path / "a", preset=False), reliability=False)
+    assert c.headline == "type_score" and c.rules.name == "TREC 2003"
+    # no definitions, no preset: TREC 2002's run table, ranked by CWS (runB first)
+    c = Campaign(report_folder(tmp_path / "b", preset=False, definitions=False),
+                 reliability=False)
+    assert c.rules is None and c.headline == "cws"
+    ctx = campaign_context(c, {})
+    assert ctx["facts"]["kind_name"].startswith("TREC factoid question answering (as TREC 2002")
+    assert [r[0]["text"] for r in ctx["results"][0]["blocks"][0]["rows"]] == ["runB", "runA"]

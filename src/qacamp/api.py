@@ -30,6 +30,9 @@ from pathlib import Path
 import polars as pl
 
 from .errors import UsageError
+from .kinds import KINDS, Kind
+from .measures import nonresponse, validate
+from .names import BASELINE_PREFIX, is_baseline, natural_key
 
 #: Campaign name of the config built from the arguments.
 NAME = "eval"
@@ -40,16 +43,6 @@ SCOPE_ORDER = {"question": 0, "qtype": 1, "series": 2, "topic": 3, "test": 4, "a
 PASSED_KEYS = ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
                "test_std_ddof", "baseline_seed", "edition", "pan_evaluator", "beta", "max_rank",
                "other_score", "run_format", "min_coverage")
-#: Path options of each kind (campaign config keys).
-PATH_KEYS = {"qa4mre": ("gold",), "pan": ("truth",), "clef-qa": ("questions",),
-             "trec-factoid": ("list_key", "nuggets", "patterns"),
-             "trec-series": ("questions", "nuggets", "pyramid", "list_key", "patterns_factoid",
-                             "patterns_list")}
-SERIES_PARTS = ("factoid", "list", "other", "other_nuggets")
-#: Judged definition runs of TREC 2003 (trec-factoid), in two parts like the Other runs.
-DEFINITION_PARTS = ("definition", "definition_nuggets")
-
-
 class QacampWarning(UserWarning):
     """An ingest warning (a run covering few questions, patterns that timed out)."""
 
@@ -69,53 +62,22 @@ def campaign_config(kind: str, runs: Iterable[str | Path] = (), *,
     ``definition_nuggets`` runs of TREC 2003), ``nuggets``/``pyramid``/``list_key``/``patterns_*`` and the judged
     ``factoid``/``list``/``other``/``other_nuggets`` files (trec-series), plus
     any of :data:`PASSED_KEYS`.  Unknown keywords are a :class:`UsageError`."""
-    from .measures import KIND_MEASURES
-
-    if kind not in KIND_MEASURES or kind == "score-matrix":
-        raise UsageError(f"evaluate: kind {kind!r} is not one of qa4mre, pan, clef-qa, "
-                         "trec-factoid, trec-series")
-    allowed = set(PASSED_KEYS) | set(PATH_KEYS[kind]) | (
-        set(SERIES_PARTS) if kind == "trec-series" else set()) | (
-        {"questions", *DEFINITION_PARTS} if kind == "trec-factoid" else set())
-    unknown = sorted(k for k, v in options.items() if k not in allowed and v is not None)
+    k = KINDS[kind] if isinstance(kind, str) and kind in KINDS else None
+    if k is None or k.eval_help is None:
+        raise UsageError(f"evaluate: kind {kind!r} is not one of "
+                         + ", ".join(x.name for x in KINDS.values() if x.eval_help))
+    parts = [p for p in k.judgment_parts if p != k.plain_part]
+    allowed = set(PASSED_KEYS) | set(k.path_keys) | {k.questions_key} | set(parts)
+    unknown = sorted(key for key, v in options.items() if key not in allowed and v is not None)
     if unknown:
         raise UsageError(f"evaluate {kind}: unknown option(s) {', '.join(unknown)}; "
                          f"allowed: {', '.join(sorted(allowed))}")
     runs = [_escape(p) for p in runs]
     c: dict = {"kind": kind}
-    if kind == "qa4mre":
-        c.update(gold=_need(options, "gold", kind), runs=runs)
-    elif kind == "pan":
-        c.update(truth=_need(options, "truth", kind), answers=runs)
-    elif kind == "clef-qa":
-        c.update(questions=_need(options, "questions", kind), runs=runs)
-    elif kind == "trec-factoid":
-        q = options.get("questions")
-        qs = [q] if isinstance(q, str | Path) else list(q or [])
-        if not qs:
-            raise UsageError("evaluate trec-factoid: give questions (a file or a list)")
-        judged: list | dict = runs
-        definitions = {part: [_escape(p) for p in options[part]] for part in DEFINITION_PARTS
-                       if options.get(part)}
-        if definitions:  # TREC 2003: the judged definition runs beside the factoid ones
-            judged = {"factoid": runs, **definitions}
-        c.update(questions=[_escape(p) for p in qs], judgment_sets={set_name: judged},
-                 primary=set_name)
-        for key in ("list_key", "nuggets"):
-            if options.get(key):
-                c[key] = _escape(options[key])
-        if options.get("patterns"):
-            c.update(patterns=_escape(options["patterns"]), autojudge=True)
+    if k.judged:
+        _judged(c, k, runs, set_name, options)
     else:
-        parts = {part: [_escape(p) for p in options.get(part) or []] for part in SERIES_PARTS}
-        c.update(questions=_need(options, "questions", kind),
-                 judgment_sets={set_name: {k: v for k, v in parts.items() if v}},
-                 primary=set_name)
-        for key in ("nuggets", "pyramid", "list_key", "patterns_factoid", "patterns_list"):
-            if options.get(key):
-                c[key] = _escape(options[key])
-        if options.get("patterns_factoid") or options.get("patterns_list"):
-            c["autojudge"] = True
+        c.update({k.questions_key: _need(options, k.questions_key, kind), k.runs_key: runs})
     for key in PASSED_KEYS:
         if options.get(key) is not None:
             c[key] = options[key]
@@ -124,6 +86,32 @@ def campaign_config(kind: str, runs: Iterable[str | Path] = (), *,
     if skip:
         c["skip"] = sorted(set(skip))
     return c
+
+
+def _judged(c: dict, k: Kind, runs: list[str], set_name: str, options: dict) -> None:
+    """The questions, the judgment set of the judged runs (``runs`` are the
+    kind's plain part, e.g. trec-factoid's factoid and list runs; the other
+    parts are keywords, e.g. TREC 2003's ``definition``), the answer keys and
+    patterns (autojudge) of a judged TREC campaign."""
+    if k.plain_part is None:
+        c["questions"] = _need(options, "questions", k.name)
+    else:  # one file or several
+        q = options.get("questions")
+        qs = [q] if isinstance(q, str | Path) else list(q or [])
+        if not qs:
+            raise UsageError(f"evaluate {k.name}: give questions (a file or a list)")
+        c["questions"] = [_escape(p) for p in qs]
+    parts = {part: [_escape(p) for p in options.get(part) or []] for part in k.judgment_parts
+             if part != k.plain_part}
+    judged: list | dict = {part: files for part, files in parts.items() if files}
+    if k.plain_part is not None:
+        judged = {k.plain_part: runs, **judged} if judged else runs
+    c.update(judgment_sets={set_name: judged}, primary=set_name)
+    for key in k.path_keys:
+        if key != "questions" and options.get(key):
+            c[key] = _escape(options[key])
+    if any(options.get(key) for key in k.pattern_keys):
+        c["autojudge"] = True
 
 
 def _need(options: dict, key: str, kind: str) -> str:
@@ -147,13 +135,10 @@ def per_question_measures(kind: str, measures: Sequence[str]) -> tuple[list[str]
     """(measures with a per-question value, measures without one) of ``kind``:
     those of the scores' ``units.parquet`` and those that are means or sums of
     a value per question (:data:`qacamp.measures.nonresponse.PER_QUESTION`)."""
-    from .measures import nonresponse
-
     unit_level = {"accuracy", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
                   "list_precision", "list_recall", "list_f", "other_recall",
                   "other_precision", "other_f", "other_pyramid_recall", "other_pyramid_f"}
-    has = unit_level | (set(nonresponse.PER_QUESTION) if kind in ("qa4mre", "clef-qa", "pan")
-                        else set())
+    has = unit_level | (set(nonresponse.PER_QUESTION) if KINDS[kind].nonresponse else set())
     return [m for m in measures if m in has], [m for m in measures if m not in has]
 
 
@@ -162,13 +147,12 @@ def evaluate_campaign(kind: str, campaign: dict, measures: Sequence[str] | None 
                       judgment_set: str | None = None) -> Evaluation:
     """Score the campaign config ``campaign`` (see :func:`campaign_config`) as
     the workflow does and return its rows (see the module docstring)."""
-    from . import measures as M
     from .errors import ConfigError
     from .ingest import ingest_campaign, resolved_campaign
     from .scoring import score_campaign
 
-    names = M.KIND_MEASURES[kind]
-    chosen = M.validate(measures, names) if measures else list(names)
+    names = KINDS[kind].measures
+    chosen = validate(measures, names) if measures else list(names)
     try:
         resolved = resolved_campaign(NAME, campaign)
         sets = resolved["judgment_sets"] + (["automatic"]
@@ -197,10 +181,10 @@ def evaluate_campaign(kind: str, campaign: dict, measures: Sequence[str] | None 
         units = result["units"].filter((pl.col("judgment_set") == js)
                                        & pl.col("measure").is_in(chosen))
         have = set(units["measure"].unique().to_list())
-        extra = M.nonresponse.per_question(
+        extra = nonresponse.per_question(
             result["outcomes"].filter(pl.col("judgment_set") == js),
             [m for m in chosen if m not in have and m not in without]) \
-            if kind in ("qa4mre", "clef-qa", "pan") else units.head(0)
+            if KINDS[kind].nonresponse else units.head(0)
         q = pl.concat([units.select("run", "measure", "unit", "value"),
                        extra.select("run", "measure", "unit", "value")])
         rows = pl.concat([rows, q.select("run", "measure", pl.lit("question").alias("scope"),
@@ -212,10 +196,9 @@ def order_rows(rows: pl.DataFrame, measures: Sequence[str], baselines: bool) -> 
     """Participants' runs first (by name), then (``baselines``) the baselines;
     within a run the per-question rows, the groupings, then ``all``; units in
     natural order (3.9 before 3.10); measures in ``measures``' order."""
-    from .report import is_baseline, natural_key
 
     if not baselines:
-        rows = rows.filter(~pl.col("run").str.starts_with("baseline:"))
+        rows = rows.filter(~pl.col("run").str.starts_with(BASELINE_PREFIX))
     units = sorted(rows["unit"].unique().to_list(), key=natural_key)
     runs = sorted(rows["run"].unique().to_list(), key=lambda r: (is_baseline(r), r))
     return (rows.with_columns(

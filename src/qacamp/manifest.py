@@ -62,7 +62,7 @@ def build_manifest(name: str, campaign: dict, plan: dict, shards: int | None,
                    base_dir: str | Path = ".", repo: str | Path | None = None,
                    intermediates: dict[str, str | None] | None = None) -> dict:
     """The manifest of campaign ``name``: its config, its resolved reliability
-    ``plan`` (:func:`qacamp.config.reliability_plan`) and ``shards``, the
+    ``plan`` (:func:`qacamp.plan.reliability_plan`) and ``shards``, the
     SHA-256 of every raw file, library versions, the git commit of ``repo``
     and ``intermediates`` (path in the campaign folder -> SHA-256)."""
     files = raw_files(campaign, base_dir)

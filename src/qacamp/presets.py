@@ -6,7 +6,7 @@ the campaign with the preset's settings under its own keys (any key the
 campaign sets itself wins; inside ``reliability`` key by key).  The reliability
 plan layers them as: the analysis defaults, the kind's defaults, the preset,
 the config's top-level ``reliability`` block, the campaign's own block
-(:func:`qacamp.config.reliability_plan`).  ``docs/presets.md`` is generated
+(:func:`qacamp.plan.reliability_plan`).  ``docs/presets.md`` is generated
 from :data:`PRESETS` (``qacamp presets --markdown``).
 """
 

@@ -31,6 +31,12 @@ class Registry(Mapping[str, T], Generic[T]):
     def __getitem__(self, name: str) -> T:
         return self._records[name]
 
+    def __contains__(self, name: object) -> bool:
+        try:
+            return name in self._records
+        except TypeError:  # an unhashable value read from a file is no name
+            return False
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._records)
 

@@ -11,7 +11,9 @@ import re
 import shlex
 import sys
 
-from qacamp.config import configured, raw_files, reliability_plan, validate_config
+from qacamp.config import raw_files
+from qacamp.kinds import KINDS
+from qacamp.plan import configured, reliability_plan, validate_config
 from qacamp.configfile import read_config_file
 from qacamp.errors import ConfigError, InputError, QacampError
 from qacamp.io import prepare_outdir, write_text, writing
@@ -189,10 +191,11 @@ def extras_targets(name):
     return [out(f"{name}/reliability/{f}") for f in campaign_files(plan(name))["campaign"]]
 
 
-# QA4MRE editions (a PAN campaign's `edition` names the evaluator's rules instead)
+# campaigns of a kind with a multi-edition table that name an edition (QA4MRE;
+# a PAN campaign's `edition` names the evaluator's rules instead)
 EDITION_CAMPAIGNS = [
     c for c in CAMPAIGNS
-    if config["campaigns"][c]["kind"] == "qa4mre" and "edition" in config["campaigns"][c]
+    if KINDS[config["campaigns"][c]["kind"]].editions_table and "edition" in config["campaigns"][c]
 ]
 
 
@@ -200,7 +203,7 @@ def matrix_argv(wc):
     """How a reliability job finds its score matrix (quoted shell words)."""
     c = campaign_cfg(wc.campaign)
     p = plan(wc.campaign)
-    if c["kind"] == "score-matrix":
+    if KINDS[c["kind"]].family == "matrix":
         return argv("--matrix", out(f"{wc.campaign}/ingest/matrix.parquet"), "--measure", wc.measure)
     return argv(
         "--scores", out(f"{wc.campaign}/scores"), "--measure", wc.measure,

@@ -32,10 +32,11 @@ def output_words(analysis, output):
             for w in (analysis.option(o.dest).flags[0], getattr(output, o.dest))]
 
 
-def shard_command(name):
+def shard_argv(name):
     def command(wildcards, output):
-        return " ".join([argv(name), matrix_argv(wildcards), settings_argv(name, wildcards.campaign),
-                         argv("--shard", f"{wildcards.shard}/{SHARDS}", "--out", output[0])])
+        wc = wildcards
+        return " ".join([argv(name), matrix_argv(wc), settings_argv(name, wc.campaign),
+                         argv("--shard", f"{wc.shard}/{SHARDS}", "--out", output[0])])
 
     return command
 
@@ -53,13 +54,14 @@ def job_inputs(name):
     return inputs
 
 
-def job_command(name):
+def job_argv(name):
     def command(wildcards, input, output):
         a, wc = ANALYSES[name], wildcards
         if a.sharded(plan(wc.campaign)):
             return argv("merge", "--kind", name, *output_words(a, output), output.out, *input)
         after = [w for pair in after_options(a, wc.campaign, [wc.measure]) for w in pair]
-        return " ".join([argv(name), matrix_argv(wc), argv(*after), settings_argv(name, wc.campaign),
+        return " ".join([argv(name), matrix_argv(wc), argv(*after),
+                         settings_argv(name, wc.campaign),
                          argv("--out", output.out, *output_words(a, output))])
 
     return command
@@ -79,13 +81,13 @@ for _a in ANALYSES.values():
             output:
                 temp(shard_file(_a.name)),
             params:
-                command=shard_command(_a.name),
+                command_argv=shard_argv(_a.name),
             conda:
                 "../envs/qacamp.yaml"
             log:
                 out(f"{{campaign}}/logs/{_a.name}_{{measure}}.{{shard}}.log"),
             shell:
-                "qacamp reliability {params.command} 2> {log:q}"
+                "qacamp reliability {params.command_argv} 2> {log:q}"
 
     rule:
         name:
@@ -95,13 +97,13 @@ for _a in ANALYSES.values():
         output:
             **{o.dest: out(f"{{campaign}}/reliability/{o.file}") for o in _a.outputs},
         params:
-            command=job_command(_a.name),
+            command_argv=job_argv(_a.name),
         conda:
             "../envs/qacamp.yaml"
         log:
             out(f"{{campaign}}/logs/{_a.name}_{{measure}}.log"),
         shell:
-            "qacamp reliability {params.command} 2> {log:q}"
+            "qacamp reliability {params.command_argv} 2> {log:q}"
 
 
 # The campaign-level analyses: one rule per campaign (their files depend on its measures).
@@ -121,18 +123,19 @@ for _c in CAMPAIGNS:
                 + [out(f"{_c}/reliability/{f}") for m in plan(_c)["measures"]
                    for f in _a.files_for(m)],
             params:
-                name=_a.name,
-                command=argv(
+                name_argv=argv(_a.name),
+                command_argv=argv(
                     "--ingest", out(f"{_c}/ingest"),
                     "--scores", out(f"{_c}/scores"),
                     "--out", out(f"{_c}/reliability"),
                     *[w for m in plan(_c)["measures"] for w in ("--measure", m)],
                     *[w for pair in after_options(_a, _c, plan(_c)["measures"]) for w in pair],
                 ),
-                settings=settings_argv(_a.name, _c),
+                settings_argv=settings_argv(_a.name, _c),
             conda:
                 "../envs/qacamp.yaml"
             log:
                 out(f"{_c}/logs/{_a.name}.log"),
             shell:
-                "qacamp reliability {params.name:q} {params.command} {params.settings} 2> {log:q}"
+                "qacamp reliability {params.name_argv} {params.command_argv} "
+                "{params.settings_argv} 2> {log:q}"

@@ -19,23 +19,14 @@ import sys
 
 from .. import measures
 from ..errors import ConfigError, UsageError
+from ..kinds import KINDS
 from . import HELP
 
 NAME = "eval"
 """Campaign name of the config built from the command line."""
 
-KIND_HELP = {
-    "qa4mre": "QA4MRE: --gold GS.xml RUN.xml...",
-    "pan": "PAN verification: --truth truth.jsonl answers.jsonl... (run = parent folder)",
-    "clef-qa": "CLEF QA (ResPubliQA-style TSV): --questions Q.tsv RUN.tsv...",
-    "trec-factoid": "TREC 2002-2003 factoid: --questions Q JUDGED_RUN... (2003 definitions: "
-                    "--nuggets N --definition D... --definition-nuggets D2...)",
-    "trec-series": "TREC 2004-2007 series: --questions Q.xml --year Y --nuggets N ...",
-}
-
-
 def _common(p: argparse.ArgumentParser, kind: str) -> None:
-    names = measures.KIND_MEASURES[kind]
+    names = KINDS[kind].measures
     p.add_argument("-m", "--measure", action="append", default=None, metavar="NAME",
                    help="measure to print (repeatable; default all): " + ", ".join(names))
     p.add_argument("-q", action="store_true",
@@ -62,113 +53,17 @@ def _common(p: argparse.ArgumentParser, kind: str) -> None:
                         "stored (shortest repr that reads back to the same float)")
 
 
-def _skip(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
-    p.add_argument("--skip", action="append", default=None, choices=choices,
-                   help="leave this question type's measures out when its files are not "
-                        "given (campaign key skip; repeatable)")
-
-
-def _beta_rank(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--beta", type=float, default=None,
-                   help="beta of the nugget F (default 3; TREC 2003 definitions: 5)")
-    p.add_argument("--max-rank", type=int, default=None,
-                   help="ranked answers MRR counts per question (default 5)")
-    p.add_argument("--judgment-code", action="append", default=None, metavar="RAW=CODE",
-                   help="map a raw judgment code to R W U X or L (campaign key "
-                        "judgment_codes; repeatable), e.g. 4=L to read code 4 as locally correct")
-
-
 def register(sub):
     p = sub.add_parser("eval", help=HELP["eval"],
                        description=__doc__.split("\n\n")[0])
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
-    k = kinds.add_parser("qa4mre", help=KIND_HELP["qa4mre"])
-    k.add_argument("--gold", required=True, metavar="GS.xml",
-                   help="QA4MRE gold standard XML (campaign key gold)")
-    k.add_argument("--main-questions", type=int, default=None,
-                   help="main questions per reading test (default 15)")
-    k.add_argument("--language", default=None, help="gold language (default EN)")
-    k.add_argument("--pass-threshold", type=float, default=None,
-                   help="c@1 a reading test needs to pass (default 0.5)")
-    k.add_argument("--pass-rule", default=None, choices=["at_least", "more_than"],
-                   help="pass at c@1 >= threshold (at_least, default) or > threshold")
-    k.add_argument("--test-std-ddof", type=int, default=None, choices=[0, 1],
-                   help="std of the tests' c@1: population (0, default) or sample (1)")
-    k.add_argument("--baseline-seed", type=int, default=None,
-                   help="seed of the random-choice baseline run (default 1)")
-    k.add_argument("runs", nargs="+", metavar="RUN", help="run XML files")
-    _common(k, "qa4mre")
-    k = kinds.add_parser("pan", help=KIND_HELP["pan"])
-    k.add_argument("--truth", required=True, metavar="truth.jsonl",
-                   help="PAN truth file (campaign key truth)")
-    k.add_argument("--edition", default=None,
-                   help="PAN edition whose measures enter overall (2014, 2015, 2020-2023; "
-                        "default 2023)")
-    k.add_argument("--pan-evaluator", default=None, choices=["published", "current"],
-                   help="F0.5u rule: published (the evaluator before its 2021-05-28 fix, which "
-                        "took 0.5 as a same-author decision: PAN 2020's table) or current; "
-                        "default by edition (2020 published, others current)")
-    k.add_argument("runs", nargs="+", metavar="ANSWERS",
-                   help="answers.jsonl files; a run is named after its parent folder")
-    _common(k, "pan")
-    k = kinds.add_parser("clef-qa", help=KIND_HELP["clef-qa"])
-    k.add_argument("--questions", required=True, metavar="Q.tsv",
-                   help="CLEF QA questions TSV (campaign key questions)")
-    k.add_argument("runs", nargs="+", metavar="RUN", help="judged run TSV files")
-    _common(k, "clef-qa")
-    k = kinds.add_parser("trec-factoid", help=KIND_HELP["trec-factoid"])
-    k.add_argument("--questions", required=True, action="append",
-                   help="<top> question file or series XML (repeatable; a <top> file whose "
-                        "name contains 'list' holds LIST questions)")
-    k.add_argument("--set-name", default="adjudicated", metavar="NAME",
-                   help="judgment set name of the judged runs (default adjudicated)")
-    k.add_argument("--list-key", default=None, metavar="FILE",
-                   help="list answer key (for judged list runs)")
-    k.add_argument("--nuggets", default=None, metavar="FILE",
-                   help="definition nugget list (TREC 2003, e.g. trec12answers_definition)")
-    k.add_argument("--definition", nargs="*", default=[], metavar="FILE",
-                   help="judged definition runs, part one (TREC 2003)")
-    k.add_argument("--definition-nuggets", nargs="*", default=[], metavar="FILE",
-                   help="judged definition runs, part two (paired with part one by run tag)")
-    k.add_argument("--patterns", default=None, metavar="FILE",
-                   help="answer patterns: add the 'automatic' judgment set (autojudge)")
-    k.add_argument("runs", nargs="+", metavar="JUDGED_RUN",
-                   help="judged run files (qid tag docid judgment answer)")
-    k.add_argument("--run-format", default=None, choices=["single", "ranked"],
-                   help="single answer per question (default) or ranked answers "
-                        "`qid tag rank docid judgment answer` (TREC 8-10)")
-    _beta_rank(k)
-    _skip(k, ("list", "definition"))
-    _common(k, "trec-factoid")
-    k = kinds.add_parser("trec-series", help=KIND_HELP["trec-series"])
-    k.add_argument("--questions", required=True, metavar="Q.xml",
-                   help="question series XML (campaign key questions)")
-    k.add_argument("--year", type=int, default=None,
-                   help="TREC year 2004-2007 (required unless --preset gives it)")
-    k.add_argument("--other-score", default=None, choices=["nugget", "pyramid"],
-                   help="Other score in the series score (default by year: 2007 pyramid)")
-    k.add_argument("--nuggets", default=None, metavar="FILE",
-                   help="Other nuggets with vital/okay labels (campaign key nuggets)")
-    k.add_argument("--pyramid", default=None, metavar="FILE",
-                   help="nugget pyramid weights, TREC 2006-2007 (campaign key pyramid)")
-    k.add_argument("--list-key", default=None, metavar="FILE",
-                   help="list answer key (campaign key list_key)")
-    k.add_argument("--patterns-factoid", default=None,
-                   help="factoid answer patterns: add the 'automatic' judgment set")
-    k.add_argument("--patterns-list", default=None,
-                   help="list answer patterns: add the 'automatic' judgment set")
-    k.add_argument("--set-name", default="adjudicated", metavar="NAME",
-                   help="judgment set name of the judged runs (default adjudicated)")
-    k.add_argument("--factoid", nargs="*", default=[], metavar="FILE",
-                   help="judged factoid runs")
-    k.add_argument("--list", nargs="*", default=[], metavar="FILE", help="judged list runs")
-    k.add_argument("--other", nargs="*", default=[], metavar="FILE",
-                   help="judged Other runs, part one")
-    k.add_argument("--other-nuggets", nargs="*", default=[], metavar="FILE",
-                   help="judged Other runs, part two (paired with part one by run tag)")
-    _beta_rank(k)
-    _skip(k, ("factoid", "list", "other"))
-    _common(k, "trec-series")
+    for kind in KINDS.values():
+        if kind.eval_help is None:
+            continue
+        k = kinds.add_parser(kind.name, help=kind.eval_help)
+        for flags, keywords in kind.eval_options:
+            k.add_argument(*flags, **keywords)
+        _common(k, kind.name)
     for parser in kinds.choices.values():
         parser.set_defaults(func=run)
     p.set_defaults(func=run)
@@ -178,13 +73,12 @@ def campaign_config(args) -> dict:
     """The campaign config (as ``qacamp ingest`` takes it) that the options
     describe: :func:`qacamp.api.campaign_config` of the parsed options (the
     shell has expanded any pattern already; paths are taken literally)."""
-    from ..api import DEFINITION_PARTS, PASSED_KEYS, PATH_KEYS, SERIES_PARTS
+    from ..api import PASSED_KEYS
     from ..api import campaign_config as config_of
 
-    kind = args.kind
-    keys = [*PASSED_KEYS, *PATH_KEYS[kind], *(SERIES_PARTS if kind == "trec-series" else ())]
-    if kind == "trec-factoid":
-        keys += ["questions", *DEFINITION_PARTS]
+    kind = KINDS[args.kind]
+    keys = [*PASSED_KEYS, *kind.path_keys, kind.questions_key,
+            *[part for part in kind.judgment_parts if part != kind.plain_part]]
     options = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     codes = None
     if getattr(args, "judgment_code", None):
@@ -194,7 +88,7 @@ def campaign_config(args) -> dict:
             if not sep:
                 raise UsageError(f"--judgment-code {spec!r}: write RAW=CODE, e.g. 4=L")
             codes[raw] = code
-    return config_of(kind, getattr(args, "runs", None) or (),
+    return config_of(kind.name, getattr(args, "runs", None) or (),
                      set_name=getattr(args, "set_name", "adjudicated"),
                      judgment_codes=codes, skip=getattr(args, "skip", None), **options)
 

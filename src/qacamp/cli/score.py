@@ -70,6 +70,7 @@ def _score(ingest: Path, shard: tuple[int, int]):
     from ..ingest import read_resolved
     from ..io import read_parquet, read_row_groups
     from ..io.parquet import parquet_bytes
+    from ..kinds import KINDS
     from ..scoring import OUT_SCHEMAS, score_batches
     from ..scoring.batches import combine_bytes
     from ..scoring.runtables import RUN_TABLES
@@ -82,7 +83,7 @@ def _score(ingest: Path, shard: tuple[int, int]):
     # tables are decoded a row group at a time, by batch of runs
     # (scoring.runtables), and the response columns the scoring never reads
     # are not decoded (memory)
-    unused = {"docid"} | (set() if kind == "pan" else {"score"})
+    unused = set(KINDS[kind].unused_columns) if kind in KINDS else {"docid", "score"}
     tables = {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
                                     [c for c in SCHEMAS[name] if c not in unused])
               if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",

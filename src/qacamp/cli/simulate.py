@@ -39,12 +39,12 @@ SIZE_OPTIONS = {
 
 
 def register(sub) -> None:
-    from ..simulate import KINDS
+    from ..simulate import SIMULATED
 
     p = sub.add_parser("simulate", help=HELP["simulate"],
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("kind", choices=[*KINDS, "demo"], help="campaign kind, or demo")
+    p.add_argument("kind", choices=[*SIMULATED, "demo"], help="campaign kind, or demo")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: the kind's own; demo: qacamp.simulate.DEMO_SEED)")
@@ -83,15 +83,15 @@ def _simulate(args: argparse.Namespace) -> dict:
         counts = sim.simulate_for_questions(args.kind, args.out, args.questions_from,
                                             seed=args.seed, quiet=args.quiet, **given)
     else:
-        func, opts_cls = sim.KINDS[args.kind]
-        fields = {f.name for f in dataclasses.fields(opts_cls)}
+        module = sim.simulator(args.kind)
+        fields = {f.name for f in dataclasses.fields(module.Options)}
         bad = sorted(set(given) - fields)
         if bad:
             raise UsageError(f"simulate {args.kind} has no option "
                              f"{', '.join('--' + b.replace('_', '-') for b in bad)}")
         kwargs = {} if args.seed is None else {"seed": args.seed}
-        opts = dataclasses.replace(opts_cls(), **given)
-        counts = func(args.out, opts=opts, quiet=args.quiet, **kwargs)
+        opts = dataclasses.replace(module.Options(), **given)
+        counts = module.simulate(args.out, opts=opts, quiet=args.quiet, **kwargs)
     if not args.quiet:
         print(f"simulate {args.kind}: wrote {args.out} in {time.monotonic() - start:.1f}s",
               file=sys.stderr)

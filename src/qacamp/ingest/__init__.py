@@ -2,7 +2,7 @@
 
 :func:`read_campaign` reads and checks every raw file of one campaign (its
 config dict exactly as in ``workflow/schemas/config.schema.yaml``) into an
-accumulator (:mod:`.acc`) of *all* the tables of :data:`qacamp.tables.SCHEMAS`
+accumulator (:mod:`.acc`) of *all* the tables of :data:`qacamp.SCHEMAS`
 (empty ones for what the kind lacks): in memory, or with a spill folder
 (``qacamp ingest``) the run tables on disk a file's frame at a time.
 :func:`ingest_campaign` returns its tables as frames, conformed and in
@@ -51,29 +51,20 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import OutputError
 from ..io import Spill, write_parquet, write_parquet_parts, write_text, writing
 from ..io.parquet import ROW_GROUP
+from ..kinds import KINDS
+from ..tables import SCHEMAS, canonical_order, conform, empty
 from .acc import Acc
-from .campaign import (
-    DEFAULT_MIN_COVERAGE,
-    KINDS,
-    REQUIRED,
-    SERIES_WEIGHTS,
-    SKIPPABLE,
-    resolved_campaign,
-)
-
-#: kind -> (module of this package, function) reading its files; imported when
-#: the kind is read (a PAN campaign loads no XML, TREC or pattern reader)
-_KIND_READERS = {"trec-factoid": ("trec", "trec_factoid"), "trec-series": ("trec", "trec_series"),
-                 "qa4mre": ("gold", "qa4mre_kind"), "clef-qa": ("gold", "clef_kind"),
-                 "pan": ("gold", "pan_kind"), "score-matrix": ("gold", "score_matrix_kind")}
+from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
 
 
 def _kind_reader(kind: str) -> Callable[[dict, Acc], dict]:
-    module, function = _KIND_READERS[kind]
+    """The function of this package reading a kind's files (the kind record's
+    ``ingest``), imported when the kind is read (a PAN campaign loads no XML,
+    TREC or pattern reader)."""
+    module, function = KINDS[kind].ingest
     return getattr(importlib.import_module(f"{__name__}.{module}"), function)
 
 
@@ -106,7 +97,7 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
 
 def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
                     progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
-    """Read one campaign's raw files -> every table of ``tables.SCHEMAS``
+    """Read one campaign's raw files -> every table of ``SCHEMAS``
     (conformed, canonical order; empty frames for tables the kind lacks;
     ``warnings`` lists what was accepted but should be looked at), in memory.
     ``progress(done, total)`` is called after each run file is read."""
@@ -157,16 +148,16 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     outdir = Path(outdir)
     try:
         with writing("qacamp ingest", dirs=[outdir]):
-            for name in tables.SCHEMAS:
+            for name in SCHEMAS:
                 path = outdir / f"{name}.parquet"
                 if isinstance(tabs, Acc):
                     parts, one_chunk = tabs.pieces(name)
-                    write_parquet_parts(parts, tables.empty(name).to_arrow().schema, path,
+                    write_parquet_parts(parts, empty(name).to_arrow().schema, path,
                                         one_chunk=one_chunk, row_group=row_group)
                     continue
                 df = tabs.get(name)
-                df = tables.empty(name) if df is None else tables.conform(name, df)
-                write_parquet(tables.canonical_order(name, df), path)
+                df = empty(name) if df is None else conform(name, df)
+                write_parquet(canonical_order(name, df), path)
             write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
                        outdir / "campaign.json")
     except OSError as exc:
@@ -175,4 +166,4 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
 
 
 __all__ = ["ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
-           "SERIES_WEIGHTS", "KINDS", "REQUIRED", "SKIPPABLE", "DEFAULT_MIN_COVERAGE"]
+           "SERIES_WEIGHTS", "DEFAULT_MIN_COVERAGE"]

@@ -11,10 +11,10 @@ the right, distinct list judgments (:meth:`Acc.marked`).
 Both give the same canonical tables: :meth:`Acc.result` the frames,
 :meth:`Acc.pieces` a table's rows as Arrow tables in canonical order, for
 :func:`qacamp.io.write_parquet_parts`.  The canonical order is a stable sort
-on :data:`qacamp.tables.SORT_KEYS` (nulls last) whose first keys are the
+on :data:`qacamp.SORT_KEYS` (nulls last) whose first keys are the
 bucket's, so the sorted table is the buckets in key order, each bucket's rows
 in read order sorted stably; a table whose rows came in canonical order is
-written as read (:func:`qacamp.tables.canonical_order` leaves it as it is).
+written as read (:func:`qacamp.canonical_order` leaves it as it is).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from .. import tables
+from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -44,7 +44,7 @@ class _Spilled:
 
     def __init__(self, name: str, spill: Spill) -> None:
         self.name, self.spill = name, spill
-        self.keys = tables.SORT_KEYS[name]
+        self.keys = SORT_KEYS[name]
         self.bucket = BUCKETS[name]
         self.frames: list[int] = []
         self.buckets: dict[tuple, list[int]] = {}
@@ -54,8 +54,8 @@ class _Spilled:
     def add(self, df: pl.DataFrame) -> None:
         if self.ordered:
             edge = df.select(self.keys).head(1)
-            self.ordered = tables.is_ordered(df, self.keys) and (
-                self.last is None or tables.is_ordered(pl.concat([self.last, edge]), self.keys))
+            self.ordered = is_ordered(df, self.keys) and (
+                self.last is None or is_ordered(pl.concat([self.last, edge]), self.keys))
         self.last = df.select(self.keys).tail(1)
         handle = self.spill.put(df)
         self.frames.append(handle)
@@ -69,13 +69,13 @@ class _Spilled:
 
     def frame(self) -> pl.DataFrame:
         frames = [self.spill.frame(h) for h in self.frames]
-        return pl.concat(frames, how="vertical") if frames else tables.empty(self.name)
+        return pl.concat(frames, how="vertical") if frames else empty(self.name)
 
     def pieces(self) -> Iterator[pa.Table]:
         if self.ordered:
             yield from (self.spill.get(h) for h in self.frames)
             return
-        order = pl.DataFrame(list(self.buckets), schema={c: tables.SCHEMAS[self.name][c]
+        order = pl.DataFrame(list(self.buckets), schema={c: SCHEMAS[self.name][c]
                                                          for c in self.bucket}, orient="row")
         for key in order.sort(self.bucket, nulls_last=True).iter_rows():
             rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
@@ -89,7 +89,7 @@ class Acc:
 
     def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None,
                  spill: Spill | None = None) -> None:
-        self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in tables.SCHEMAS}
+        self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in SCHEMAS}
         self.spilled = {t: _Spilled(t, spill) for t in RUN_TABLES} if spill is not None else {}
         self.spill = spill
         self.marked_parts: list[pl.DataFrame] = []
@@ -98,7 +98,7 @@ class Acc:
 
     def add(self, name: str, df: pl.DataFrame) -> None:
         if name in BUCKETS and df.height:
-            conformed = tables.conform(name, df)
+            conformed = conform(name, df)
             if name == "judgments":
                 self.marked_parts.append(conformed.filter(
                     (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
@@ -127,29 +127,29 @@ class Acc:
         """The rows of table ``name`` added so far (conformed, not yet ordered;
         a spilled table is read back whole)."""
         if name in self.spilled:
-            return tables.conform(name, self.spilled[name].frame())
+            return conform(name, self.spilled[name].frame())
         frames = [f for f in self.parts[name] if f.height]
-        return tables.conform(name, pl.concat(frames, how="vertical")) if frames \
-            else tables.empty(name)
+        return conform(name, pl.concat(frames, how="vertical")) if frames \
+            else empty(name)
 
     def marked(self) -> pl.DataFrame:
         """The judgments added so far that mark a right answer distinct (a
         list instance counted once): judgment_set, run, qid, item, in read order."""
         return pl.concat(self.marked_parts, how="vertical") if self.marked_parts \
-            else tables.empty("judgments").select(_MARKED)
+            else empty("judgments").select(_MARKED)
 
     def frame(self, name: str) -> pl.DataFrame:
         """Table ``name``, conformed and in canonical order."""
         if name == "warnings":
-            df = (pl.DataFrame(self.warn_rows, schema=tables.SCHEMAS["warnings"])
-                  if self.warn_rows else tables.empty(name))
+            df = (pl.DataFrame(self.warn_rows, schema=SCHEMAS["warnings"])
+                  if self.warn_rows else empty(name))
         else:
             df = self.table(name)
-        return tables.canonical_order(name, tables.conform(name, df))
+        return canonical_order(name, conform(name, df))
 
     def result(self) -> dict[str, pl.DataFrame]:
-        """Every table of ``tables.SCHEMAS`` (:meth:`frame`)."""
-        return {name: self.frame(name) for name in tables.SCHEMAS}
+        """Every table of ``SCHEMAS`` (:meth:`frame`)."""
+        return {name: self.frame(name) for name in SCHEMAS}
 
     def pieces(self, name: str) -> tuple[Iterator[pa.Table], bool]:
         """Table ``name``'s rows in canonical order as Arrow tables, and whether

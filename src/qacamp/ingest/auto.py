@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from .. import autojudge
+from ..autojudge import MAX_INPUT, MAX_TIMEOUTS, TIMEOUT, compile_pattern, judge
 from ..errors import InputError
 from ..readers import answer_keys
 from .checks import Acc, line_of_item
@@ -27,22 +27,22 @@ def add_automatic(resolved: dict, acc: Acc, where: dict[tuple[str, str, str], st
         pats = answer_keys.read_patterns(path).filter(pl.col("qid").is_in(list(judged)))
         for qid, pattern in pats.select("qid", "pattern").unique(maintain_order=True).iter_rows():
             try:
-                autojudge.compile_pattern(pattern, qid)
+                compile_pattern(pattern, qid)
             except InputError as exc:
                 line = answer_keys.pattern_line(path, qid, pattern)
                 raise InputError(path, f"line {line}" if line else exc.place, exc.problem,
                                  exc.fix) from exc
-    result = autojudge.judge(questions, acc.table("responses"), acc.table("patterns"))
+    result = judge(questions, acc.table("responses"), acc.table("patterns"))
     acc.add("judgments", result.judgments)
     for qid, pattern, timeouts, skipped in result.timeouts.iter_rows():
         path = next((p for p in pattern_files
                      if answer_keys.pattern_line(p, qid, pattern) is not None), "<patterns>")
         line = answer_keys.pattern_line(path, qid, pattern) if path != "<patterns>" else None
-        more = (f"; after {autojudge.MAX_TIMEOUTS} time-outs it was not tried on {skipped} "
+        more = (f"; after {MAX_TIMEOUTS} time-outs it was not tried on {skipped} "
                 "more answers (also counted as no match)") if skipped else ""
         acc.warn(path, f"line {line}" if line else None, "autojudge-timeout",
                  f"pattern {pattern!r} of question {qid} timed out "
-                 f"({autojudge.TIMEOUT:g} s) on {timeouts} answers, each counted as no "
+                 f"({TIMEOUT:g} s) on {timeouts} answers, each counted as no "
                  f"match{more}", count=timeouts + skipped)
     primary = resolved["primary"]
     cut = result.truncated
@@ -53,6 +53,6 @@ def add_automatic(resolved: dict, acc: Acc, where: dict[tuple[str, str, str], st
         line = line_of_item(path, part, qid, item) if not path.startswith("<") else None
         acc.warn(path, f"line {line}" if line else None, "autojudge-truncated",
                  f"{rows.height} answers of run '{run}' are longer than "
-                 f"{autojudge.MAX_INPUT} characters (longest {rows['length'].max()}) and were "
-                 f"matched on their first {autojudge.MAX_INPUT} characters only",
+                 f"{MAX_INPUT} characters (longest {rows['length'].max()}) and were "
+                 f"matched on their first {MAX_INPUT} characters only",
                  count=rows.height)

@@ -15,18 +15,8 @@ from typing import Any
 from ..bounds import number_problem, range_text
 from ..config import expand_files, primary_judgment_set
 from ..errors import ConfigError
+from ..kinds import KINDS, Kind
 from ..presets import apply_preset
-
-KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
-
-REQUIRED: dict[str, tuple[str, ...]] = {
-    "trec-factoid": ("questions", "judgment_sets"),
-    "trec-series": ("year", "questions", "judgment_sets"),
-    "qa4mre": ("gold", "runs"),
-    "clef-qa": ("questions", "runs"),
-    "pan": ("truth", "answers"),
-    "score-matrix": ("matrix",),
-}
 
 #: Per-series weights by TREC year (Voorhees 2005; 2006-2007 guidelines: thirds).
 SERIES_WEIGHTS: dict[int, dict[str, float]] = {
@@ -36,42 +26,10 @@ SERIES_WEIGHTS: dict[int, dict[str, float]] = {
            "no_list_factoid": 0.5, "no_list_other": 0.5} for y in (2006, 2007)},
 }
 
-FILE_KEYS = {
-    "trec-factoid": ("questions", "nuggets", "list_key", "patterns"),
-    "trec-series": ("questions", "nuggets", "pyramid", "list_key", "patterns_factoid",
-                    "patterns_list"),
-    "qa4mre": ("gold", "runs"),
-    "clef-qa": ("questions", "runs"),
-    "pan": ("truth", "answers"),
-    "score-matrix": ("matrix",),
-}
-SERIES_PARTS = ("factoid", "list", "other", "other_nuggets")
-#: parts of a trec-factoid judgment set given as a mapping (TREC 2003: judged
-#: definition runs in two parts, like the Other runs of the series); a list of
-#: files is the same as {factoid: files}
-FACTOID_PARTS = ("factoid", "list", "definition", "definition_nuggets")
-
-SKIPPABLE: dict[str, tuple[str, ...]] = {"trec-factoid": ("list", "definition"),
-                                         "trec-series": ("factoid", "list", "other")}
-"""Question types whose measures a campaign may skip explicitly (``skip:``)
-when the files they need are not given."""
-
 DEFAULT_MIN_COVERAGE = 0.9
 """A run answering fewer than this share of the questions of its type gets a
 ``coverage`` warning (TREC, QA4MRE and CLEF runs answer every question; a
 lower share is most often a truncated file)."""
-
-SCORING_KEYS: dict[str, tuple[str, ...]] = {
-    "trec-factoid": ("beta", "max_rank"),
-    "trec-series": ("other_score", "beta", "max_rank"),
-    "qa4mre": ("pass_rule", "test_std_ddof"),
-    "pan": ("edition", "pan_evaluator"),
-}
-"""Campaign keys that only the scoring reads (checked here, passed on in ``options``)."""
-
-_PATTERN_KEYS = {"trec-factoid": ("patterns",),
-                 "trec-series": ("patterns_factoid", "patterns_list")}
-
 
 def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> dict:
     """The resolved campaign: ``name``, ``kind``, ``options`` (defaults filled),
@@ -82,31 +40,32 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
     # a preset's settings under the campaign's own keys (docs/presets.md)
     campaign = apply_preset(campaign, key=f"campaigns.{name}.preset")
     kind = campaign.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ConfigError(f"campaigns.{name}.kind", f"unknown or missing kind {kind!r}",
                           f"use one of {', '.join(KINDS)}")
-    for key in REQUIRED[kind]:
+    k = KINDS[kind]
+    for key in k.required:
         if campaign.get(key) is None:
             raise ConfigError(f"campaigns.{name}.{key}", f"missing (required for kind {kind})"
                               if key not in campaign else f"is null (required for kind {kind})",
                               f"give the key '{key}' its value")
     prefix = f"campaigns.{name}"
     files: dict[str, Any] = {}
-    for key in FILE_KEYS[kind]:
+    for key in k.file_keys:
         if campaign.get(key) is not None:
             files[key] = expand_files(campaign[key], base_dir, f"{prefix}.{key}")
     options: dict[str, Any] = {}
     sets: list[str]
-    if kind in ("trec-factoid", "trec-series"):
-        sets = _judgment_files(kind, prefix, campaign["judgment_sets"], base_dir, files)
+    if k.judged:
+        sets = _judgment_files(k, prefix, campaign["judgment_sets"], base_dir, files)
         primary = primary_judgment_set(campaign)
-        options["autojudge"] = _autojudge(kind, prefix, campaign, files)
-        options["skip"] = _skip(kind, prefix, campaign)
+        options["autojudge"] = _autojudge(k, prefix, campaign, files)
+        options["skip"] = _skip(k, prefix, campaign)
         if "judgment_codes" in campaign:
             options["judgment_codes"] = _judgment_codes(prefix, campaign["judgment_codes"])
-        if kind == "trec-factoid":
+        if not k.series:
             options["run_format"] = _run_format(prefix, campaign.get("run_format", "single"))
-        if kind == "trec-series":
+        else:
             year = campaign["year"]
             if isinstance(year, bool) or year not in SERIES_WEIGHTS:
                 raise ConfigError(f"{prefix}.year", f"year {year!r} is not 2004-2007",
@@ -115,24 +74,16 @@ def resolved_campaign(name: str, campaign: dict, base_dir: Path = Path(".")) -> 
             options["weights"] = {**SERIES_WEIGHTS[year], **(campaign.get("weights") or {})}
     else:
         if "skip" in campaign:
+            judged = " and ".join(x.name for x in KINDS.values() if x.skippable)
             raise ConfigError(f"{prefix}.skip", f"kind {kind} has no measures to skip",
-                              "remove the key (it applies to trec-factoid and trec-series)")
+                              f"remove the key (it applies to {judged})")
         primary = primary_judgment_set(campaign)
         sets = [primary]
-        if kind == "qa4mre":
-            options = {"language": campaign.get("language", "EN"),
-                       "main_questions": _number(prefix, campaign, "main_questions", 15,
-                                                 lo=1, integer=True),
-                       "pass_threshold": _number(prefix, campaign, "pass_threshold", 0.5,
-                                                 lo=0, hi=1),
-                       "baseline_seed": _number(prefix, campaign, "baseline_seed", 1,
-                                                lo=0, integer=True),
-                       "edition": campaign.get("edition")}
-        elif kind == "score-matrix":
-            options = {"measure": campaign.get("measure", "score")}
-    if kind != "score-matrix":
+        options = {s.key: (_number(prefix, campaign, s.key, s.default, **s.bounds) if s.bounds
+                           else campaign.get(s.key, s.default)) for s in k.settings}
+    if k.family != "matrix":
         options["min_coverage"] = _min_coverage(prefix, campaign)
-    options.update(_scoring_options(kind, prefix, campaign, options))
+    options.update(_scoring_options(k, prefix, campaign, options))
     out = {"name": name, "kind": kind, "options": options, "judgment_sets": sets,
            "primary": primary, "files": files}
     for key in ("title", "preset"):
@@ -151,20 +102,21 @@ def _number(prefix: str, campaign: dict, key: str, default: float, **bounds) -> 
     return value
 
 
-def _scoring_options(kind: str, prefix: str, campaign: dict, options: dict) -> dict:
-    """The scoring keys of the campaign, checked by the scoring's own option
-    resolution (so a bad value stops ingest, naming the key)."""
+def _scoring_options(k: Kind, prefix: str, campaign: dict, options: dict) -> dict:
+    """The kind's keys that only the scoring reads (:attr:`~qacamp.kinds.Kind.scoring_keys`),
+    checked by the scoring's own option resolution (so a bad value stops ingest,
+    naming the key) and passed on in ``options``."""
     from ..scoring.options import resolve_options
 
-    mine = {k: campaign[k] for k in SCORING_KEYS.get(kind, ()) if k in campaign}
+    mine = {key: campaign[key] for key in k.scoring_keys if key in campaign}
     try:
-        resolve_options(kind, {**options, **mine})
+        resolve_options(k.name, {**options, **mine})
     except ConfigError as exc:
         raise ConfigError(f"{prefix}.{exc.key}", exc.problem, exc.fix) from None
     return mine
 
 
-def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict) -> list[str]:
+def _judgment_files(k: Kind, prefix: str, js: Any, base_dir: Path, files: dict) -> list[str]:
     if not isinstance(js, dict) or not js:
         raise ConfigError(f"{prefix}.judgment_sets", "must map judgment set names to files",
                           "e.g. judgment_sets: {adjudicated: runs/*.judged}")
@@ -175,34 +127,32 @@ def _judgment_files(kind: str, prefix: str, js: Any, base_dir: Path, files: dict
     files["judgment_sets"] = {}
     for set_name, spec in js.items():
         key = f"{prefix}.judgment_sets.{set_name}"
-        if kind == "trec-factoid" and not isinstance(spec, dict):
-            files["judgment_sets"][set_name] = {"factoid": expand_files(spec, base_dir, key)}
+        if k.plain_part is not None and not isinstance(spec, dict):
+            files["judgment_sets"][set_name] = {k.plain_part: expand_files(spec, base_dir, key)}
             continue
-        parts = FACTOID_PARTS if kind == "trec-factoid" else SERIES_PARTS
+        parts = k.judgment_parts
         if not isinstance(spec, dict) or not set(spec) <= set(parts) or not spec:
             raise ConfigError(key, f"must map {'/'.join(parts)} to files",
-                              "e.g. {factoid: j/*.factoid, definition: j/*.def, "
-                              "definition_nuggets: j/*.defnug}" if kind == "trec-factoid" else
-                              "e.g. {factoid: j/*.factoid, other: j/*.other}")
+                              "e.g. {" + ", ".join(f"{p}: j/*.{p}" for p in parts[:2]) + "}")
         files["judgment_sets"][set_name] = {
             part: expand_files(sub, base_dir, f"{key}.{part}") for part, sub in spec.items()}
     return list(js)
 
 
-def _autojudge(kind: str, prefix: str, campaign: dict, files: dict) -> bool:
+def _autojudge(k: Kind, prefix: str, campaign: dict, files: dict) -> bool:
     value = campaign.get("autojudge", False)
     if not isinstance(value, bool):
         raise ConfigError(f"{prefix}.autojudge", f"{value!r} is not true or false",
                           "write autojudge: true or autojudge: false")
-    if value and not any(files.get(k) for k in _PATTERN_KEYS[kind]):
+    if value and not any(files.get(key) for key in k.pattern_keys):
         raise ConfigError(f"{prefix}.autojudge", "is true but no answer patterns are given",
-                          f"give {' and/or '.join(_PATTERN_KEYS[kind])}, or remove autojudge")
+                          f"give {' and/or '.join(k.pattern_keys)}, or remove autojudge")
     return value
 
 
-def _skip(kind: str, prefix: str, campaign: dict) -> list[str]:
+def _skip(k: Kind, prefix: str, campaign: dict) -> list[str]:
     skip = campaign.get("skip", [])
-    allowed = SKIPPABLE[kind]
+    allowed = k.skippable
     if not isinstance(skip, list) or not all(isinstance(s, str) for s in skip) \
             or not set(skip) <= set(allowed) or len(set(skip)) != len(skip):
         raise ConfigError(f"{prefix}.skip", f"{skip!r} is not a list of distinct names "

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import ConfigError, InputError
 from ..readers import answer_keys, trec_questions, trec_runs
 from ..readers._text import data_lines, end_of_file, first_data_line, iter_lines, read_bytes
+from ..tables import empty
 from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
 from .prefetch import in_order
 
@@ -341,7 +341,7 @@ def _other_files(acc: Acc, set_name: str, spec: dict, nugget_keys: pl.DataFrame 
         two = twos.get(tag)
         if two is None:
             resp, _ = trec_runs.read_judged_other(path, None, set_name)
-            matches = tables.empty("nugget_matches")
+            matches = empty("nugget_matches")
             if spec.get(f"{part}_nuggets"):
                 acc.warn(path, "line 1", "other-no-part-two",
                          f"run '{tag}' has no part-two file in judgment set '{set_name}': no "

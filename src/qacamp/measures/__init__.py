@@ -27,79 +27,16 @@ One module per family holds the records and the pure computing functions
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..registry import Registry
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One evaluation measure (computing lives in the family module).
-
-    ``aggregation`` says how the measure aggregates over units (the docs);
-    ``aggregator`` is how the reliability analyses' score matrix recomputes it
-    on any subset of units (:class:`qacamp.reliability.matrix.ScoreMatrix`):
-    ``mean`` of per-unit values, ``c_at_1`` from the summed counts, ``cws`` in
-    each run's own confidence order, ``pan`` with PAN's evaluator kernels.
-    ``outcome``: its per-question values come from the outcomes table
-    (``scores/outcomes.parquet``) rather than ``units.parquet``."""
-
-    name: str
-    family: str
-    description: str
-    formula: str
-    citation: str
-    aggregation: str = "mean"  # "mean" | "counts" | "order" | "set"
-    unit: str = "question"
-    higher_is_better: bool = True
-    parameters: tuple[tuple[str, object], ...] = field(default_factory=tuple)
-    integer: bool = False  # a count: printed without decimals
-    label: str = ""  # display name for readers (tables, figures, the report pages)
-    aggregator: str = "mean"  # "mean" | "c_at_1" | "cws" | "pan"
-    outcome: bool = False
-
-    def __post_init__(self) -> None:
-        if not self.label:
-            raise ValueError(f"measure {self.name!r}: no display label")
-
-    @property
-    def params(self) -> dict[str, object]:
-        return dict(self.parameters)
-
-
-from . import factoid, lists, nonresponse, other, pan, reading, series  # noqa: E402
+from . import factoid, lists, nonresponse, other, pan, reading, series
+from .record import Measure
 
 FAMILIES = (factoid, lists, other, series, nonresponse, reading, pan)
 
 #: name -> Measure, in family order (the order of every printed table).
 REGISTRY: Registry[Measure] = Registry("measure", (m for fam in FAMILIES for m in fam.MEASURES))
-
-#: Measures reported for each campaign kind (runs-table order).
-KIND_MEASURES: dict[str, tuple[str, ...]] = {
-    "trec-factoid": ("accuracy", "cws", "mrr", "mrr_lenient", "accuracy_lenient",
-                     "accuracy_local", "nil_precision", "nil_recall",
-                     "list_precision", "list_recall", "list_f",
-                     "other_recall", "other_precision", "other_f",
-                     "other_pyramid_recall", "other_pyramid_f", "type_score",
-                     "n_right", "n_wrong"),
-    "trec-series": ("series_score", "type_score", "accuracy", "cws", "mrr", "mrr_lenient",
-                    "accuracy_lenient", "accuracy_local", "nil_precision", "nil_recall", "list_precision", "list_recall", "list_f",
-                    "other_recall", "other_precision", "other_f",
-                    "other_pyramid_recall", "other_pyramid_f", "n_right", "n_wrong"),
-    "qa4mre": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",
-               "n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
-               "n_unanswered_wrong", "n_unanswered_empty",
-               "test_c_at_1_median", "test_c_at_1_mean", "test_c_at_1_std",
-               "tests_passed", "tests"),
-    "clef-qa": ("c_at_1", "accuracy", "qa4mre_accuracy", "correctly_discarded", "utility",
-                "n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
-                "n_unanswered_wrong", "n_unanswered_empty"),
-    "pan": ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall", "accuracy",
-            "correctly_discarded", "utility", "n_right", "n_wrong", "n_unanswered"),
-    "score-matrix": (),
-}
-
 
 def label(name: str) -> str:
     """The display name of a measure (``c@1`` for ``c_at_1``); an unregistered
@@ -156,5 +93,5 @@ def to_markdown() -> str:
     return "\n".join(out)
 
 
-__all__ = ["Measure", "REGISTRY", "KIND_MEASURES", "FAMILIES", "label", "validate",
+__all__ = ["Measure", "REGISTRY", "FAMILIES", "label", "validate",
            "to_markdown", "table_rows"]

@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 
 from ..aggregate import group_starts, sorted_by
-from . import Measure
 from ._cite import TREC8, TREC2002, TREC2006_LOCAL
+from .record import Measure
 
 MEASURES = (
     Measure("accuracy", "factoid", "Share of questions answered right (strict: U and X are wrong; "

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from . import Measure
 from ._cite import TREC2003
+from .record import Measure
 
 MEASURES = (
     Measure("list_precision", "lists", "Instance precision of a list response (0 if nothing "

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from ..aggregate import group_agg
-from . import Measure
 from ._cite import C_AT_1, QA4MRE
+from .record import Measure
 
 MEASURES = (
     Measure("c_at_1", "nonresponse", "c@1: accuracy that rewards leaving a question unanswered "

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from . import Measure
 from ._cite import PYRAMID, SERIES, TREC2003
+from .record import Measure
 
 ALLOWANCE = 100
 BETA = 3.0

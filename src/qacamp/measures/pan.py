@@ -65,8 +65,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import UsageError
-from . import Measure
 from ._cite import BRIER, F05U, PAN2014, PAN2015, PAN2020, PAN2021, PAN2022, PAN2023
+from .record import Measure
 
 #: a value of exactly 0.5 is a non-answer; a missing problem counts 0.5
 NON_ANSWER = 0.5

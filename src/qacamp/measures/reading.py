@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from ..aggregate import group_agg
-from . import Measure
 from ._cite import QA4MRE
+from .record import Measure
 
 PASS_THRESHOLD = 0.5
 PASS_RULE = "at_least"

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 import polars as pl
 
 from ..errors import ConfigError
-from . import Measure
 from ._cite import SERIES, TREC2003, TREC2006, TREC2007
+from .record import Measure
 
 WEIGHTS_2004 = {"factoid": 0.5, "list": 0.25, "other": 0.25,
                 "no_list_factoid": 0.67, "no_list_other": 0.33}

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform
 from ._text import scan_lines
 
 _EDGE_SPACE = r"^[\s\x1c-\x1f]|[\s\x1c-\x1f]$"  # (what Python's str.strip removes)
@@ -70,5 +70,5 @@ def run(path: str | Path, judgment_set: str, header: list[str]
         pl.lit(judgment_set).alias("judgment_set"), "run", "qid",
         pl.lit(1, pl.Int32).alias("item"),
         pl.when(judged).then(pl.col("judgment").str.to_uppercase()).alias("judgment"))
-    return (tables.conform("responses", responses, str(path)),
-            tables.conform("judgments", judgments, str(path)))
+    return (conform("responses", responses, str(path)),
+            conform("judgments", judgments, str(path)))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
+from ..tables import conform
 from ._fields import NONSPACE, NUMBER, SPACE, WORD, Refused, scan, strip
 from ._text import PY_SPACE
 
@@ -98,7 +98,7 @@ def patterns(path: str | Path) -> pl.DataFrame | None:
         return out.drop("line_no").explode("docid")
 
     df = scan(path, parse, comments=False)
-    return None if df is None else tables.conform("patterns", df, str(path))
+    return None if df is None else conform("patterns", df, str(path))
 
 
 def nuggets(path: str | Path) -> pl.DataFrame | None:
@@ -128,7 +128,7 @@ def nuggets(path: str | Path) -> pl.DataFrame | None:
             (pl.col("qid") == pl.col("current")).fill_null(False).all()
             & pl.struct("qid", "nugget").is_unique().all()).item():
         return None
-    return tables.conform("nuggets", df.select("qid", "nugget", "vital", "text"), str(path))
+    return conform("nuggets", df.select("qid", "nugget", "vital", "text"), str(path))
 
 
 def pyramid(path: str | Path) -> pl.DataFrame | None:
@@ -156,7 +156,7 @@ def pyramid(path: str | Path) -> pl.DataFrame | None:
     df = scan(path, parse, comments=True)
     if df is None or not df.select(pl.struct("qid", "nugget").is_unique().all()).item():
         return None
-    return tables.conform("nuggets", df, str(path))
+    return conform("nuggets", df, str(path))
 
 
 def _float(text: str) -> float:
@@ -187,4 +187,4 @@ def list_key(path: str | Path) -> pl.DataFrame | None:
     if df.height == 0 or df["qid"].null_count():
         return None
     df = df.unique(["qid", "instance"], keep="first", maintain_order=True)
-    return tables.conform("list_key", df.select("qid", "instance"), str(path))
+    return conform("list_key", df.select("qid", "instance"), str(path))

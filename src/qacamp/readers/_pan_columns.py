@@ -24,8 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform
 from ._text import scan_lines
 
 _WS = "[ \t]*"
@@ -76,8 +76,8 @@ def truth(path: str | Path, json_names) -> tuple[pl.DataFrame, pl.DataFrame] | N
                       .alias("correct"), pl.lit(False).alias("is_noa"), pl.lit(k).alias("_k"))
             for k, (option, text) in enumerate(json_names)]
     options = pl.concat(pair).sort("_i", "_k").drop("_i", "_k")
-    return (tables.conform("questions", questions, str(path)),
-            tables.conform("options", options, str(path)))
+    return (conform("questions", questions, str(path)),
+            conform("options", options, str(path)))
 
 
 def answers(path: Path, run: str, questions: pl.DataFrame, options: pl.DataFrame,
@@ -124,5 +124,5 @@ def answers(path: Path, run: str, questions: pl.DataFrame, options: pl.DataFrame
         pl.when(pl.col("answer").is_null()).then(pl.lit(None, pl.String))
         .when(pl.col("_truth") == pl.col("answer")).then(pl.lit("R")).otherwise(pl.lit("W"))
         .alias("judgment"))
-    return (tables.conform("responses", responses, str(path)),
-            tables.conform("judgments", judgments, str(path)))
+    return (conform("responses", responses, str(path)),
+            conform("judgments", judgments, str(path)))

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import SCHEMAS, conform
 from . import _key_columns
 from ._text import data_lines, end_of_file, iter_lines
 
@@ -91,7 +91,7 @@ def nuggets_by_line(path: str | Path) -> pl.DataFrame:
                      "text": "\t".join(parts[2:]).strip()})
     if not rows:
         raise _nonempty(path, fmt)
-    return tables.conform("nuggets", pl.DataFrame(rows), str(path))
+    return conform("nuggets", pl.DataFrame(rows), str(path))
 
 
 def read_pyramid(path: str | Path) -> pl.DataFrame:
@@ -125,7 +125,7 @@ def pyramid_by_line(path: str | Path) -> pl.DataFrame:
                      "text": "\t".join(parts[3:]).strip()})
     if not rows:
         raise _nonempty(path, fmt)
-    return tables.conform("nuggets", pl.DataFrame(rows), str(path))
+    return conform("nuggets", pl.DataFrame(rows), str(path))
 
 
 def read_list_key(path: str | Path) -> pl.DataFrame:
@@ -167,7 +167,7 @@ def list_key_by_line(path: str | Path) -> pl.DataFrame:
             rows.append({"qid": current, "instance": text})
     if not rows:
         raise _nonempty(path, fmt)
-    return tables.conform("list_key", pl.DataFrame(rows), str(path))
+    return conform("list_key", pl.DataFrame(rows), str(path))
 
 
 def _pattern_line(line: str) -> tuple[str, str, list[str]]:
@@ -205,7 +205,7 @@ def patterns_by_line(path: str | Path) -> pl.DataFrame:
             rows.append({"qid": qid, "pattern": pattern, "docid": docid})
     if not rows:
         raise _nonempty(path, fmt)
-    return tables.conform("patterns", pl.DataFrame(rows, schema=tables.SCHEMAS["patterns"]),
+    return conform("patterns", pl.DataFrame(rows, schema=SCHEMAS["patterns"]),
                           str(path))
 
 

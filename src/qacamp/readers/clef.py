@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform
 from . import _clef_columns
 from ._text import data_lines, end_of_file
 
@@ -77,7 +77,7 @@ def read_questions(path: str | Path) -> pl.DataFrame:
         raise InputError(path, end_of_file(path), "the file has a header but no questions",
                          "add one line per question")
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
-    return tables.conform("questions", df, str(path))
+    return conform("questions", df, str(path))
 
 
 def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -149,6 +149,6 @@ def read_run(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         raise InputError(path, end_of_file(path), "the run has a header but no lines",
                          "add one line per answered or unanswered question")
     schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String, "candidate": pl.String}
-    return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
-            tables.conform("judgments", pl.DataFrame(
+    return (conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
+            conform("judgments", pl.DataFrame(
                 jrows, schema_overrides={"item": pl.Int32, "judgment": pl.String}), str(path)))

@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import SCHEMAS, conform
 from . import _matrix_columns
 from ._text import end_of_file, read_bytes, read_lines
 
@@ -69,8 +69,8 @@ class Matrix:
         df = pl.DataFrame({"unit": np.repeat(np.array(self.units, dtype=object), m),
                            "run": np.tile(np.array(self.runs, dtype=object), n),
                            "value": self.values.reshape(-1)},
-                          schema=tables.SCHEMAS["matrix"])
-        return tables.conform("matrix", df)
+                          schema=SCHEMAS["matrix"])
+        return conform("matrix", df)
 
 
 def parse_number(cell: str) -> float | None:

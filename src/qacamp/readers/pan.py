@@ -40,8 +40,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform
 from . import _pan_columns
 from ._text import control_character, data_lines, end_of_file
 
@@ -197,9 +197,9 @@ def read_truth(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         for option, text in OPTIONS:
             orows.append({"qid": qid, "option": option, "text": text,
                           "correct": same if option == "Y" else not same, "is_noa": False})
-    return (tables.conform("questions", pl.DataFrame(qrows, schema_overrides={"position": pl.Int32}),
+    return (conform("questions", pl.DataFrame(qrows, schema_overrides={"position": pl.Int32}),
                            str(path)),
-            tables.conform("options", pl.DataFrame(orows), str(path)))
+            conform("options", pl.DataFrame(orows), str(path)))
 
 
 def read_answers(path: str | Path, questions: pl.DataFrame,
@@ -239,6 +239,6 @@ def read_answers(path: str | Path, questions: pl.DataFrame,
         jrows.append({"judgment_set": JUDGMENT_SET, "run": run, "qid": qid, "item": 1,
                       "judgment": judgment})
     schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String, "score": pl.Float64}
-    return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
-            tables.conform("judgments", pl.DataFrame(
+    return (conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
+            conform("judgments", pl.DataFrame(
                 jrows, schema_overrides={"item": pl.Int32, "judgment": pl.String}), str(path)))

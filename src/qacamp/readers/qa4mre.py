@@ -42,8 +42,8 @@ from xml.etree.ElementTree import Element
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform
 from ._text import control_character, norm_space
 from ._xml import all_text, describe, parse_xml_lines
 
@@ -212,8 +212,8 @@ def read_gold(path: str | Path, main_questions: int = 15, language: str = "EN",
     questions = pl.DataFrame(qrows, schema_overrides={"position": pl.Int32,
                                                       "auxiliary_of": pl.String,
                                                       "topic_name": pl.String})
-    return (tables.conform("questions", questions, str(path)),
-            tables.conform("options", pl.DataFrame(orows), str(path)))
+    return (conform("questions", questions, str(path)),
+            conform("options", pl.DataFrame(orows), str(path)))
 
 
 def _check_gold(doc: _Doc, orows: list[dict], require_correct: bool) -> None:
@@ -321,8 +321,8 @@ def read_run(path: str | Path, questions: pl.DataFrame,
                          "give <question q_id answered> elements")
     schema = {"item": pl.Int32, "rank": pl.Int32, "answer": pl.String,
               "candidate": pl.String}
-    return (tables.conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
-            tables.conform("judgments", pl.DataFrame(
+    return (conform("responses", pl.DataFrame(rrows, schema_overrides=schema), str(path)),
+            conform("judgments", pl.DataFrame(
                 jrows, schema_overrides={"item": pl.Int32, "judgment": pl.String}), str(path)))
 
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError, UsageError
+from ..tables import conform
 from ._text import end_of_file, norm_space, read_lines
 from ._xml import describe, parse_xml
 
@@ -87,7 +87,7 @@ def read_top_questions(path: str | Path, qtype: str = "FACTOID",
         raise InputError(path, end_of_file(path), "no <top> blocks found",
                          "check that this is a TREC <top> question file")
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
-    return tables.conform("questions", df, str(path))
+    return conform("questions", df, str(path))
 
 
 def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
@@ -172,4 +172,4 @@ def read_series_xml(path: str | Path) -> pl.DataFrame:
             rows.append({"qid": qid, "qtype": qtype, "series": tid,
                          "position": len(rows) + 1, "text": norm_space(q.text)})
     df = pl.DataFrame(rows, schema_overrides={"position": pl.Int32})
-    return tables.conform("questions", df, str(path))
+    return conform("questions", df, str(path))

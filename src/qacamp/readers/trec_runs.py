@@ -25,8 +25,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .. import tables
 from ..errors import InputError
+from ..tables import conform, empty
 from ._fields import check_one_tag, check_unique, first_line, split_fields
 from ._text import lines_frame, no_data, scan_lines
 
@@ -76,7 +76,7 @@ def _responses(df: pl.DataFrame, run: str, path) -> pl.DataFrame:
     ``rank``, ``docid``, ``answer``): docid ``NIL`` (any case) marks a nil
     response, an empty answer string is null; every line is an answer."""
     nil = pl.col("docid").str.to_uppercase() == "NIL"
-    return tables.conform("responses", df.select(
+    return conform("responses", df.select(
         pl.lit(run).alias("run"), "qid", "item", "rank",
         pl.when(nil).then(pl.lit("NIL")).otherwise(pl.col("docid")).alias("docid"),
         pl.when(pl.col("answer") == "").then(None).otherwise(pl.col("answer")).alias("answer"),
@@ -103,7 +103,7 @@ def read_judged_factoid(path: str | Path, judgment_set: str, codes: dict[str, st
         pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"), "qid",
         pl.lit(1, pl.Int32).alias("item"), codes_expr.alias("judgment"),
     )
-    return responses, tables.conform("judgments", judgments, str(path))
+    return responses, conform("judgments", judgments, str(path))
 
 
 def _read_ranked(path: str | Path, judgment_set: str,
@@ -123,7 +123,7 @@ def _read_ranked(path: str | Path, judgment_set: str,
     responses = _responses(df, run, path)
     judgments = df.select(pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"),
                           "qid", "item", "judgment")
-    return responses, tables.conform("judgments", judgments, str(path))
+    return responses, conform("judgments", judgments, str(path))
 
 
 def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] | None = None
@@ -149,7 +149,7 @@ def read_judged_list(path: str | Path, judgment_set: str, codes: dict[str, str] 
         pl.lit(judgment_set).alias("judgment_set"), pl.lit(run).alias("run"), "qid", "item",
         "judgment", (pl.col("distinct") == "1").alias("distinct"),
     )
-    return responses, tables.conform("judgments", judgments, str(path))
+    return responses, conform("judgments", judgments, str(path))
 
 
 def _distinct_once(path, df: pl.DataFrame) -> None:
@@ -193,7 +193,7 @@ def read_judged_other(part_one: str | Path, part_two: str | Path | None,
     responses = _responses(one, run, part_one)
     two = lines_frame(part_two) if part_two is not None else None
     if two is None or two.height == 0:
-        matches = tables.empty("nugget_matches")
+        matches = empty("nugget_matches")
     else:
         two = split_fields(part_two, two, ["qid", "tag", "item", "nugget"], None, OTHER2_FMT)
         tag2 = check_one_tag(part_two, two)
@@ -216,4 +216,4 @@ def read_judged_other(part_one: str | Path, part_two: str | Path | None,
                              "match nuggets only to items that the run returned")
         matches = two.select(pl.lit(judgment_set).alias("judgment_set"),
                              pl.lit(run).alias("run"), "qid", "item", "nugget")
-    return responses, tables.conform("nugget_matches", matches, str(part_two or part_one))
+    return responses, conform("nugget_matches", matches, str(part_two or part_one))

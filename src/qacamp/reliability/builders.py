@@ -17,7 +17,8 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..measures import REGISTRY, nonresponse, pan, pan_frames
-from .matrix import BASELINE_PREFIX, ScoreMatrix, natural, normalise_measure
+from ..names import BASELINE_PREFIX, natural_key
+from .matrix import ScoreMatrix, normalise_measure
 
 
 def _drop_baselines(df: pl.DataFrame, run_col: str, include: bool) -> pl.DataFrame:
@@ -30,7 +31,7 @@ def _index(df: pl.DataFrame, unit_col: str, run_col: str):
     """Sorted unit and run labels and each row's (unit, run) position, computed
     with vectorised lookups (no per-row Python work: 10M rows in about a second)."""
     ucol, rcol = df[unit_col].cast(pl.Utf8), df[run_col].cast(pl.Utf8)
-    units = tuple(sorted(ucol.unique().to_list(), key=natural))
+    units = tuple(sorted(ucol.unique().to_list(), key=natural_key))
     runs = tuple(sorted(rcol.unique().to_list()))
     ui = ucol.replace_strict(list(units), list(range(len(units))),
                              return_dtype=pl.Int64).to_numpy()

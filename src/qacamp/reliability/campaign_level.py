@@ -1,11 +1,11 @@
-"""Campaign-level reliability extras (docs/reliability.md): rank correlation,
+"""Campaign-level reliability analyses (docs/reliability.md): rank correlation,
 ranking swaps, assessor agreement, per-unit distributions, runs that cannot be
 distinguished (letters).
 
 These functions work on the pipeline's frames (``scores/runs.parquet``,
 ``scores/units.parquet``, ``ingest/questions.parquet``,
-``ingest/judgments.parquet``); :func:`qacamp.cli.reliability` reads the files
-and writes the results.  Runs named ``baseline:*`` are always excluded.  A
+``ingest/judgments.parquet``); the loader (:mod:`qacamp.loader`) reads the
+files and :mod:`qacamp.cli.reliability` writes the results.  Runs named ``baseline:*`` are always excluded.  A
 ranking is labelled ``<measure>@<judgment_set>`` (e.g. ``cws@assessor1``); run
 scores are the ``runs.parquet`` rows with ``scope == "all"``.
 
@@ -17,8 +17,9 @@ scores are the ``runs.parquet`` rows with ``scope == "all"``.
      Voorhees 2003 Table 3), then the other sets in campaign order;
   2. every pair of measures under the primary set (e.g. ``cws@adjudicated``
      vs ``accuracy@adjudicated``);
-  3. trec-series campaigns only: ``series_score@P`` vs ``type_score@P``
-     (series aggregation vs question-type aggregation, Voorhees 2005).
+  3. the kind's own pairs (:attr:`qacamp.kinds.Kind.kendall_pairs`; trec-series:
+     ``series_score@P`` vs ``type_score@P``, series aggregation vs
+     question-type aggregation, Voorhees 2005).
   A pair already listed is not repeated.
 - :func:`swaps_frame` (ranking_a, ranking_b, threshold, swaps, pairs): for each
   measure and each non-primary set, ``ranking_a`` = the primary ranking (whose
@@ -35,7 +36,7 @@ scores are the ``runs.parquet`` rows with ``scope == "all"``.
   other type.
 - :func:`boxplot_frame` (unit, n, min, q1, median, q3, max, whisker_lo,
   whisker_hi): per-series ``series_score`` (``runs.parquet`` scope ``series``,
-  primary set) across runs, units in natural order; zero rows when the
+  primary set) across runs, units in natural_key order; zero rows when the
   campaign has no series scores.
 - :func:`equivalence_frame` (criterion, run, score, letters,
   n_indistinguishable, indistinguishable, threshold): for each of the primary
@@ -56,11 +57,12 @@ from collections.abc import Iterable
 import polars as pl
 
 from ..errors import UsageError
+from ..kinds import KINDS
+from ..names import BASELINE_PREFIX, natural_key
 from .agreement import judgment_tuples
 from .distributions import box_stats, median_zero_share
 from .letters import SCHEMA as EQUIVALENCE_SCHEMA
 from .letters import significance_letters, swap_letters
-from .matrix import BASELINE_PREFIX, natural
 from .ranking import DEFAULT_VARIANT, TAU_SCHEMA, ranking_swaps, tau_table
 
 AUTOMATIC_SET = "automatic"
@@ -141,11 +143,10 @@ def kendall_frame(runs: pl.DataFrame, measures: list[str], primary: str, kind: s
     if len(measures) >= 2:
         parts.append(tau_table(pl.concat([_long(runs, m, primary) for m in measures]),
                                variant=variant))
-    if kind == "trec-series":
-        for m in ("series_score", "type_score"):
+    for pair in KINDS[kind].kendall_pairs if kind in KINDS else ():
+        for m in pair:
             _require(runs, m, primary)
-        parts.append(tau_table(pl.concat([_long(runs, m, primary)
-                                          for m in ("series_score", "type_score")]),
+        parts.append(tau_table(pl.concat([_long(runs, m, primary) for m in pair]),
                                variant=variant))
     if not parts:
         return pl.DataFrame(schema=KENDALL_SCHEMA)
@@ -211,7 +212,7 @@ def boxplot_frame(runs: pl.DataFrame, primary: str, measure: str = "series_score
         return pl.DataFrame(schema=BOXPLOT_SCHEMA)
     df = df.select(pl.col("unit").cast(pl.Utf8), pl.col("value").cast(pl.Float64))
     out = box_stats(df).select(list(BOXPLOT_SCHEMA)).cast(BOXPLOT_SCHEMA)
-    order = sorted(range(out.height), key=lambda i: natural(out["unit"][i]))
+    order = sorted(range(out.height), key=lambda i: natural_key(out["unit"][i]))
     return out[order]
 
 

@@ -67,34 +67,24 @@ Summary (:func:`summarize`, one row)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from ..errors import UsageError
-from .curves import (
-    DEFAULT_MODEL,
-    check_model,
-    describe_model,
-    fit_curve,
-    model_error,
-    size_at_level,
+from .curves import check_model, describe_model, fit_curve, model_error, size_at_level
+from .fit_settings import (
+    DEFAULT_MIN_FIT_SIZE,
+    MAX_ERROR,
+    MIN_COMPARISONS,
+    MIN_RUNS,
+    MODES,
+    FitSettings,
+    parse_fitted_bins,
+    settings_of,
 )
 from .matrix import ScoreMatrix
 from .swap import bin_index
-
-MODES = ("extrapolate", "observed")
-#: an extrapolated error above this is no extrapolation (a coin toss errs half the time)
-MAX_ERROR = 0.5
-#: fewer runs than this (45 pairs) is weak evidence
-MIN_RUNS = 10
-#: a bin with fewer comparisons than this (at the fitted sizes, or at the observed
-#: size) has an uncertain error rate: at 100 comparisons a 5% rate has a binomial
-#: standard error of 2.2 points, and comparisons within a trial are not independent
-MIN_COMPARISONS = 100
-#: Voorhees 2003: "only question set sizes greater than 20"
-DEFAULT_MIN_FIT_SIZE = 21
 
 FIT_SCHEMA = {"bin": pl.Int64, "lo": pl.Float64, "hi": pl.Float64, "a": pl.Float64,
               "b": pl.Float64, "n_points": pl.Int64, "error_at_full": pl.Float64,
@@ -111,68 +101,6 @@ SUMMARY_SCHEMA = {"measure": pl.Utf8, "full_size": pl.Int64, "level": pl.Float64
                   "highest_subset_score": pl.Float64, "relative_difference_subsets": pl.Float64,
                   "min_comparisons": pl.Int64, "warning": pl.Utf8}
 OUTSIDE = "not fitted: outside the fitted bins"
-
-
-def parse_fitted_bins(spec: str | None) -> tuple[float, float] | None:
-    """``"LO:HI"`` (lower bin edges, inclusive, e.g. ``0.01:0.16``) or None/"all"."""
-    if spec is None or str(spec).strip().lower() in ("", "all"):
-        return None
-    try:
-        lo, hi = (float(x) for x in str(spec).split(":"))
-    except ValueError:
-        raise UsageError(f"fitted bins {spec!r}: expected LO:HI (lower bin edges, e.g. "
-                         "0.01:0.16) or 'all'") from None
-    if not 0 <= lo <= hi:
-        raise UsageError(f"fitted bins {spec!r}: need 0 <= LO <= HI")
-    return lo, hi
-
-
-@dataclass(frozen=True)
-class FitSettings:
-    """How swap counts become fits and a summary (see the module docstring)."""
-
-    level: float = 0.05
-    min_fit_size: int = DEFAULT_MIN_FIT_SIZE
-    model: str = DEFAULT_MODEL
-    bin_width: float = 0.01
-    mode: str = "extrapolate"
-    observed_at: int | None = None
-    fitted_bins: tuple[float, float] | None = None
-    min_runs: int = MIN_RUNS
-    min_comparisons: int = MIN_COMPARISONS
-
-    def __post_init__(self) -> None:
-        check_model(self.model)
-        if not 0 < self.level < 1:
-            raise UsageError(f"level {self.level}: need 0 < level < 1")
-        if self.min_fit_size < 1 or self.bin_width <= 0:
-            raise UsageError("min_fit_size must be >= 1 and bin_width > 0")
-        if self.mode not in MODES:
-            raise UsageError(f"mode {self.mode!r}: use one of {', '.join(MODES)}")
-        if self.mode == "extrapolate" and self.observed_at is not None:
-            raise UsageError("observed_at is only used with mode 'observed' (drop it, or "
-                             "use mode 'observed')")
-        if self.observed_at is not None and self.observed_at < 1:
-            raise UsageError("observed_at must be a subset size >= 1")
-        if self.fitted_bins is not None and not 0 <= self.fitted_bins[0] <= self.fitted_bins[1]:
-            raise UsageError(f"fitted bins {self.fitted_bins}: need 0 <= LO <= HI")
-        if self.min_runs < 2 or self.min_comparisons < 1:
-            raise UsageError("min_runs must be >= 2 and min_comparisons >= 1")
-
-    def fitted(self, lo: float) -> bool:
-        if self.fitted_bins is None:
-            return True
-        return self.fitted_bins[0] - 1e-9 <= lo <= self.fitted_bins[1] + 1e-9
-
-    def bins_text(self) -> str:
-        return "all" if self.fitted_bins is None else \
-            f"{self.fitted_bins[0]:g}:{self.fitted_bins[1]:g}"
-
-
-def _settings(settings: FitSettings | None, kw: dict) -> FitSettings:
-    if settings is not None and kw:
-        raise UsageError(f"give FitSettings or keywords, not both (got {sorted(kw)})")
-    return settings if settings is not None else FitSettings(**kw)
 
 
 def _check_counts(counts: pl.DataFrame) -> None:
@@ -201,7 +129,7 @@ def fit_bins(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
     """One row per bin (:data:`FIT_SCHEMA`); settings as :class:`FitSettings`
     or its fields as keywords."""
     _check_counts(counts)
-    s = resolve(counts, _settings(settings, kw))
+    s = resolve(counts, settings_of(settings, kw))
     if full_size < 1:
         raise UsageError("full_size must be >= 1")
     last = int(counts["bin"].max())
@@ -340,7 +268,7 @@ def summarize(fits: pl.DataFrame, full_size: int, settings: FitSettings | None =
               highest_subset_score: float | None = None, **kw) -> pl.DataFrame:
     """One-row summary (:data:`SUMMARY_SCHEMA`); ``matrix`` gives the pair
     sensitivity (extrapolate mode), the highest score and the run count."""
-    s = _settings(settings, kw)
+    s = settings_of(settings, kw)
     if s.mode == "observed" and s.observed_at is None:
         raise UsageError("observed mode needs observed_at (see fits.resolve)")
     fits = fits.sort("bin")
@@ -388,7 +316,7 @@ def fit_swap(counts: pl.DataFrame, full_size: int, settings: FitSettings | None 
              **kw) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``(fits, summary)`` from swap counts; see :func:`fit_bins` and :func:`summarize`."""
     _check_counts(counts)
-    s = resolve(counts, _settings(settings, kw))
+    s = resolve(counts, settings_of(settings, kw))
     fits = fit_bins(counts, full_size, s)
     best = None
     if s.mode == "observed" and "max_score" in counts.columns:

@@ -48,7 +48,6 @@ from ..measures import pan
 #: the kernels a matrix has (a measure names its own: :attr:`qacamp.measures.Measure.aggregator`)
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
-BASELINE_PREFIX = "baseline:"
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)
 PAN_BLOCK = 1 << 21
 
@@ -271,10 +270,3 @@ def _cws_from_keys(keys: np.ndarray) -> np.ndarray:
 def normalise_measure(measure: str) -> str:
     m = str(measure).strip().lower()
     return _ALIASES.get(m, m)
-
-
-def natural(s: str):
-    """Sort key putting ``"2"`` before ``"10"`` and ``"1.2"`` before ``"1.10"``."""
-    import re
-
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s)]

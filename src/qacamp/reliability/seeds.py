@@ -161,11 +161,3 @@ def parse_size(spec: str | int, n_units: int | None = None, subsets: int = 1) ->
     if len(sizes) != 1:
         raise UsageError(f"size {spec!r}: give one integer or 'half'")
     return sizes[0]
-
-
-def parse_grid(spec: str) -> list[float]:
-    """Parse a grid of numbers >= 0: ``"lo:hi:step"`` (inclusive, rounded to 10
-    decimals) or a comma list, at most :data:`qacamp.bounds.MAX_GRID_POINTS` values."""
-    from ..bounds import parse_grid as _parse
-
-    return _parse(spec)

@@ -21,20 +21,6 @@ The command line (:mod:`qacamp.cli.report`) only parses arguments:
 
 from __future__ import annotations
 
-import re
-
-BASELINE_PREFIX = "baseline:"
-
-
-def is_baseline(run: str) -> bool:
-    """True for the pipeline's baseline runs (``baseline:...``)."""
-    return str(run).startswith(BASELINE_PREFIX)
-
-
-def natural_key(text: str) -> tuple:
-    """Sort key putting ``S2`` before ``S10``."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
-                 for p in re.split(r"(\d+)", str(text)) if p != "")
-
+from ..names import BASELINE_PREFIX, is_baseline, natural_key
 
 __all__ = ["BASELINE_PREFIX", "is_baseline", "natural_key"]

@@ -20,10 +20,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import bootstrap_measures
 from ..io import write_text
-from .campaign import AGREEMENT_FILE, KENDALL_FILE, Campaign, read_parquet
-from .tables import Table
+from .campaign import AGREEMENT_FILE, KENDALL_FILE, UNITS_TABLES, Campaign, read_parquet
+from .sections import SECTIONS
+from .tables import (
+    Table,
+    agreement_table,
+    bootstrap_table,
+    breakdown_table,
+    distributions_table,
+    kendall_table,
+    run_table,
+    score_format,
+    swap_summary_table,
+)
 
 #: breakdown scopes with a table (series and reading tests have figures)
 BREAKDOWN_SCOPES = ("qtype", "topic")
@@ -39,55 +49,55 @@ def has_agreement(agreement) -> bool:
 def build_tables(c: Campaign) -> dict[str, Table]:
     """name -> table, in the order of the overview page (pure functions of the
     frames read)."""
-    from . import tables as T
-    from .significance import run_table_with_letters, significance_tables
-
-    out = [run_table_with_letters(c, campaign_run_table(c))]
-    fmt = T.score_format(c.kind)
+    table = campaign_run_table(c)
+    for s in SECTIONS.values():
+        table = s.run_table(c, table)
+    out = [table]
+    fmt = score_format(c.kind)
     names = c.topic_names()
     for scope in BREAKDOWN_SCOPES:
-        table = T.breakdown_table(c.runs, c.judgment_set, c.kind, scope,
+        table = breakdown_table(c.runs, c.judgment_set, c.kind, scope,
                                   what=c.path("scores", "runs.parquet"), topic_names=names)
         if table.frame.height >= 2:
             out.append(table)
     if c.measures:
-        out.append(T.swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
+        out.append(swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
                                         what=c.rel_path("swap_<measure>_summary.parquet"),
                                         score_fmt=fmt))
-        boot = bootstrap_measures(c.measures)
+        boot = c.measures
         summaries = {m: c.rel(f"bootstrap_{m}_summary.parquet") for m in boot
                      if (c.dir / "reliability" / f"bootstrap_{m}_summary.parquet").is_file()}
-        out.append(T.bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet") for m in boot},
+        out.append(bootstrap_table({m: c.rel(f"bootstrap_{m}.parquet") for m in boot},
                                      what=c.rel_path("bootstrap_<measure>.parquet"),
                                      summaries=summaries or None, score_fmt=fmt))
     if c.reliability:
-        out += significance_tables(c)
+        for s in SECTIONS.values():
+            out += s.tables(c)
         kendall = c.dir / "reliability" / KENDALL_FILE
         if kendall.is_file():
             frame = read_parquet(kendall)
             if frame.height:
-                out.append(T.kendall_table(frame, what=str(kendall)))
+                out.append(kendall_table(frame, what=str(kendall)))
         agreement = c.dir / "reliability" / AGREEMENT_FILE
         if agreement.is_file():
             frame = read_parquet(agreement)
             if has_agreement(frame):
-                out.append(T.agreement_table(frame, what=str(agreement)))
+                out.append(agreement_table(frame, what=str(agreement)))
         for p in c.optional("distributions*.parquet"):
             frame = read_parquet(p)
             if frame.height:
-                out.append(T.distributions_table(frame, what=str(p), unit=c.count_unit))
+                out.append(distributions_table(frame, what=str(p), unit=c.count_unit))
     return {t.name: t for t in out}
 
 
 def campaign_run_table(c: Campaign) -> Table:
     """The campaign's run table: the kind's columns, every measure with a
     reliability analysis, the gold's topic names, a score matrix's units."""
-    from . import tables as T
-
-    return T.run_table(c.runs, c.kind, c.judgment_set,
-                       units=c.units() if c.kind == "trec-factoid" else None,
+    return run_table(c.runs, c.kind, c.judgment_set,
+                       units=c.units() if c.run_table in UNITS_TABLES else None,
                        what=c.path("scores", "runs.parquet"), measures=c.measures,
-                       topic_names=c.topic_names(), n_units=c.n_units(), unit=c.unit)
+                       topic_names=c.topic_names(), n_units=c.n_units(), unit=c.unit,
+                       table=c.run_table)
 
 
 def latex_label_prefix(name: str) -> str:
@@ -123,7 +133,13 @@ def stability_size(c: Campaign, frames: dict) -> int | None:
 def build_figures(c: Campaign) -> dict:
     """name -> figure for every figure of the campaign."""
     from ..errors import InputError
-    from . import figures as F
+    from .figures import (
+        reading_tests_figure,
+        series_boxplot_figure,
+        stability_figure,
+        swap_curves_figure,
+        top_runs_figure,
+    )
 
     figs = {}
     for m in c.measures:
@@ -132,24 +148,23 @@ def build_figures(c: Campaign) -> dict:
             raise InputError(c.rel_path(f"swap_{m}_summary.parquet"), None, "no full_size",
                              "rerun `qacamp reliability`")
         row = summary.row(0, named=True)
-        figs[f"swap_{m}"] = F.swap_curves_figure(
+        figs[f"swap_{m}"] = swap_curves_figure(
             c.rel(f"swap_{m}.parquet"), c.rel(f"swap_{m}_fits.parquet"), m,
             int(row["full_size"]), level=float(row.get("level") or 0.05), unit=c.unit,
             required_difference=row.get("required_difference"), summary=summary)
     if c.measures:
         stab = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
-        figs["stability"] = F.stability_figure(stab, size=stability_size(c, stab), unit=c.unit)
-    from .significance import significance_figures
-
-    figs.update(significance_figures(c))
+        figs["stability"] = stability_figure(stab, size=stability_size(c, stab), unit=c.unit)
+    for s in SECTIONS.values():
+        figs.update(s.figures(c))
     runs_path = c.path("scores", "runs.parquet")
-    if c.kind == "trec-series":
-        figs["series_boxplot"] = F.series_boxplot_figure(c.runs, c.judgment_set, what=runs_path,
+    if "series" in c.spec.figures:
+        figs["series_boxplot"] = series_boxplot_figure(c.runs, c.judgment_set, what=runs_path,
                                                          dropped=c.dropped_series())
-        figs["top_runs"] = F.top_runs_figure(c.runs, c.judgment_set, what=runs_path)
-    if c.kind == "qa4mre":
+        figs["top_runs"] = top_runs_figure(c.runs, c.judgment_set, what=runs_path)
+    if "reading_tests" in c.spec.figures:
         threshold = (c.meta.get("options") or {}).get("pass_threshold", 0.5)
-        figs["reading_tests"] = F.reading_tests_figure(c.runs, c.judgment_set, c.test_topics(),
+        figs["reading_tests"] = reading_tests_figure(c.runs, c.judgment_set, c.test_topics(),
                                                        what=runs_path, pass_mark=threshold,
                                                        topic_names=c.topic_names())
     return figs
@@ -170,7 +185,7 @@ def build_editions(campaign_dirs: list, judgment_set: str | None = None,
     campaign folders, editions in natural order (the edition, else the year,
     else the campaign's name labels a row)."""
     from ..errors import UsageError
-    from . import natural_key
+    from ..names import natural_key
     from .tables import editions_table
 
     if len(campaign_dirs) < 2:

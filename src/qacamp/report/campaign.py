@@ -5,7 +5,7 @@ tables and figures exist), ``scores/*.parquet``, ``reliability/*.parquet``,
 ``plan.json`` (the resolved reliability plan) and ``manifest.json``
 (provenance) (docs/architecture.md).  The files a kind must have are listed
 in :func:`expected_files` (campaign.json, runs.parquet, units.parquet for
-TREC factoid, and per measure of the reliability plan the swap counts, fits,
+the TREC factoid run table, and per measure of the reliability plan the swap counts, fits,
 summary, stability and bootstrap files); a missing one is an
 :class:`~qacamp.errors.InputError` naming it, never a silently skipped
 table.  Files that no workflow rule writes for every campaign
@@ -17,25 +17,23 @@ table.  Files that no workflow rule writes for every campaign
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
 import polars as pl
 
-from ..config import KIND_DEFAULTS, bootstrap_measures, reliability_plan
 from ..errors import InputError
 from ..io import read_bytes
 from ..io import read_json as read_pipeline_json
 from ..io import read_parquet as read_pipeline_parquet
+from ..kinds import KINDS, Edition
+from ..measures import label
+from ..plan import reliability_plan
 from ..reliability.analyses import declared_schema
 from .tables import choose_judgment_set
 
-#: Kinds whose runs may abstain (c@1 tables and figures).
-NONRESPONSE_KINDS = ("qa4mre", "clef-qa", "pan")
 KENDALL_FILE = "kendall.parquet"
 AGREEMENT_FILE = "agreement.parquet"
-#: How a kind's full-size unit is called for a reader (PAN calls its questions
-#: problems); the plan's unit otherwise.
-UNIT_NAMES = {"pan": "problem"}
 
 
 def read_json(path: Path, what: str = "file") -> dict:
@@ -55,9 +53,9 @@ def load_campaign(campaign_dir: Path) -> dict:
                          "run `qacamp ingest` for this campaign first (or fix --campaign-dir)")
     campaign = read_json(path, "campaign.json")
     kind = campaign.get("kind")
-    if kind not in KIND_DEFAULTS:
+    if kind not in KINDS:
         raise InputError(path, "kind", f"unknown campaign kind {kind!r}",
-                         f"use one of {', '.join(KIND_DEFAULTS)}")
+                         f"use one of {', '.join(KINDS)}")
     return campaign
 
 
@@ -99,16 +97,21 @@ def plan_measures(plan: dict, campaign_dir: Path, override: list[str] | None) ->
     return measures + [m for m in found if m not in measures]
 
 
-def expected_files(kind: str, measures: list[str], reliability: bool = True) -> list[str]:
-    """Paths (relative to the campaign directory) the report needs for ``kind``."""
+#: run tables that count each run's questions in ``scores/units.parquet``
+UNITS_TABLES = ("trec_factoid",)
+
+
+def expected_files(run_table: str, measures: list[str], reliability: bool = True) -> list[str]:
+    """Paths (relative to the campaign directory) the report needs for a
+    campaign whose run table is ``run_table``."""
     out = ["ingest/campaign.json", "scores/runs.parquet"]
-    if kind == "trec-factoid":
+    if run_table in UNITS_TABLES:
         out.append("scores/units.parquet")
     if reliability:
         for m in measures:
             out += [f"reliability/swap_{m}.parquet", f"reliability/swap_{m}_fits.parquet",
                     f"reliability/swap_{m}_summary.parquet", f"reliability/stability_{m}.parquet"]
-        out += [f"reliability/bootstrap_{m}.parquet" for m in bootstrap_measures(measures)]
+        out += [f"reliability/bootstrap_{m}.parquet" for m in measures]
     return out
 
 
@@ -139,6 +142,7 @@ class Campaign:
         self.dir = Path(campaign_dir)
         self.meta = load_campaign(self.dir)
         self.kind: str = self.meta["kind"]
+        self.spec = KINDS[self.kind]
         self.runs = read_parquet(self.dir / "scores" / "runs.parquet")
         self.judgment_sets = sorted(self.runs["judgment_set"].unique().to_list()) \
             if "judgment_set" in self.runs.columns else []
@@ -151,7 +155,7 @@ class Campaign:
         self.reliability = reliability
         self.plan = campaign_plan(self.meta, self.dir)
         self.measures = plan_measures(self.plan, self.dir, measures) if reliability else []
-        missing = [p for p in expected_files(self.kind, self.measures, reliability)
+        missing = [p for p in expected_files(self.run_table, self.measures, reliability)
                    if not (self.dir / p).is_file()]
         if missing:
             raise InputError(self.dir / missing[0], None,
@@ -160,6 +164,42 @@ class Campaign:
                                 else ""),
                              "run the workflow steps before `qacamp report` (or pass "
                              "--no-reliability for a scores-only report)")
+
+    @cached_property
+    def rules(self) -> Edition | None:
+        """The edition whose rules apply (:meth:`qacamp.kinds.Kind.edition`: TREC
+        2003 by its preset or its scored definition questions, the ``qtype``
+        rows of ``runs.parquet``), None for the kind's own."""
+        if not self.spec.editions:
+            return None
+        qtypes = ()
+        if {"scope", "unit"} <= set(self.runs.columns):
+            qtypes = self.runs.filter(pl.col("scope") == "qtype")["unit"].unique().to_list()
+        return self.spec.edition(self.meta.get("preset"), qtypes)
+
+    @property
+    def kind_title(self) -> str:
+        """The kind as the pages name it (TREC 2003's own rules by its edition)."""
+        return self.rules.title if self.rules else self.spec.title
+
+    @property
+    def headline(self) -> str:
+        """The measure the pages are headed and ranked by: the edition's (TREC
+        2003: the final score), the kind's (CWS, series score, c@1, PAN's
+        overall), a score matrix's own ``measure`` (``ap``)."""
+        if self.rules:
+            return self.rules.headline
+        return self.spec.headline or self.measure_name or (self.measures[0] if self.measures
+                                                           else "score")
+
+    @property
+    def headline_label(self) -> str:
+        return self.rules.label if self.rules else label(self.headline)
+
+    @property
+    def run_table(self) -> str:
+        """The report's run-table builder of this campaign (the edition's or the kind's)."""
+        return self.rules.run_table if self.rules else self.spec.run_table
 
     @property
     def name(self) -> str:
@@ -184,8 +224,8 @@ class Campaign:
     @property
     def unit(self) -> str:
         """The unit of the reliability analyses and the full-size collection."""
-        unit = self.plan.get("unit") or KIND_DEFAULTS[self.kind]["unit"]
-        return UNIT_NAMES.get(self.kind, unit) if unit == "question" else unit
+        unit = self.plan.get("unit") or KINDS[self.kind].reliability["unit"]
+        return self.spec.unit_name if unit == "question" else unit
 
     def path(self, *parts: str) -> str:
         return str(self.dir.joinpath(*parts))
@@ -237,7 +277,7 @@ class Campaign:
     @property
     def measure_name(self) -> str | None:
         """A score-matrix campaign's ``measure`` (config key; default ``score``)."""
-        if self.kind != "score-matrix":
+        if self.spec.family != "matrix":
             return None
         return str((self.meta.get("options") or {}).get("measure") or "score")
 
@@ -245,14 +285,14 @@ class Campaign:
     def count_unit(self) -> str:
         """What :meth:`n_units` counts: questions (PAN: problems), or a score
         matrix's units (its reliability unit, e.g. topic)."""
-        if self.kind == "score-matrix":
+        if self.spec.family == "matrix":
             return self.unit
-        return UNIT_NAMES.get(self.kind, "question")
+        return self.spec.unit_name
 
     def n_units(self) -> int | None:
         """How many units the campaign has: its questions (PAN: problems), or a
         score matrix's units (topics); None when the file is absent."""
-        if self.kind == "score-matrix":
+        if self.spec.family == "matrix":
             m = self.matrix()
             return m["unit"].n_unique() if m is not None and "unit" in m.columns else None
         q = self.questions()
@@ -263,7 +303,7 @@ class Campaign:
         from ..scoring.context import auxiliary
 
         q = self.questions()
-        if self.kind != "qa4mre" or q is None or not q.height:
+        if not self.spec.reading_tests or q is None or not q.height:
             return 0
         main = (self.meta.get("options") or {}).get("main_questions")
         if "auxiliary_of" not in q.columns:
@@ -287,6 +327,6 @@ class Campaign:
         return dict(zip(pairs["test"].to_list(), pairs["topic"].to_list(), strict=True))
 
 
-__all__ = ["Campaign", "NONRESPONSE_KINDS", "KENDALL_FILE", "AGREEMENT_FILE", "UNIT_NAMES",
+__all__ = ["Campaign", "KENDALL_FILE", "AGREEMENT_FILE",
            "load_campaign", "read_parquet", "read_json", "campaign_plan", "plan_measures",
            "expected_files", "read_figures"]

@@ -1,5 +1,6 @@
-"""HTML view of a :class:`~qacamp.report.tables.Table` (pure; the markup is
-written by the ``table`` macro of ``templates/macros.html.j2``).
+"""HTML views of a :class:`~qacamp.report.tables.Table` and of a figure (pure;
+the markup is written by the ``table`` and ``figure`` macros of
+``templates/macros.html.j2``).
 
 :func:`table_view` turns a table into plain data: headers (with the column's
 kind, ``text`` or ``num``), blocks of rows (runs, then baselines) and cells
@@ -11,8 +12,11 @@ Jinja2's autoescape.
 
 from __future__ import annotations
 
+import base64
 import math
+from collections.abc import Mapping
 
+from ..errors import InputError
 from .formats import block_title, blocks, format_value
 from .tables import Table
 
@@ -44,4 +48,17 @@ def table_view(table: Table, sortable: bool = False) -> dict:
             "blocks": out_blocks, "n_rows": table.frame.height}
 
 
-__all__ = ["table_view", "MISSING"]
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def figure_view(name: str, figures: Mapping[str, bytes], alt: str, caption: str) -> dict:
+    """``{"name", "src", "alt", "caption"}`` of the figure ``name`` (its PNG
+    embedded as a data URI); an InputError when the figure was not written."""
+    if name not in figures:
+        raise InputError(f"figures/{name}.png", None, "figure not found",
+                         "run `qacamp report figures` for this campaign first")
+    return {"name": name, "src": data_uri(figures[name]), "alt": alt, "caption": caption}
+
+
+__all__ = ["table_view", "figure_view", "data_uri", "MISSING"]

@@ -8,9 +8,9 @@ the template's context out).
 3. breakdowns per question type, topic, series, reading test;
 4. reliability: per measure the swap method's conclusion in a sentence with
    its figure, the Table 2 summary, discriminative power, stability vs
-   discrimination, and the significance part (:mod:`.significance`: the test's
-   sentence and p-value matrix per measure, the letters of runs that cannot be
-   told apart, the agreement of the analyses);
+   discrimination, and the analyses' sections (:mod:`.sections`; significance:
+   the test's sentence and p-value matrix per measure, the letters of runs
+   that cannot be told apart, the agreement of the analyses);
 5. agreement: Kendall tau between rankings, assessor disagreement;
 6. warnings: ingest warnings (truncated answers, low coverage ...), weak
    evidence of the swap method, automatic judgments, dropped units;
@@ -19,56 +19,34 @@ the template's context out).
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from dataclasses import replace
 
 import polars as pl
 
-from ..config import bootstrap_measures
 from ..measures import label
-from . import conclusions as S
 from .build import build_tables
 from .campaign import Campaign
+from .conclusions import (
+    agreement_sentence,
+    bootstrap_sentence,
+    kendall_sentences,
+    stability_sentence,
+    swap_conclusion,
+)
 from .figures.base import plural
 from .figures.swap import swap_footnote
-from .html import table_view
+from .html import figure_view, table_view
+from .sections import SECTIONS
 from .tables import BLOCK_BASELINES, cap, score_decimals
 from .tables.reliability import WEAK_NOTE_PREFIX
 
-KIND_NAMES = {
-    "trec-factoid": "TREC factoid question answering (as TREC 2002, Voorhees 2003)",
-    "trec-series": "TREC question series (as TREC 2004, Voorhees 2005)",
-    "qa4mre": "QA4MRE machine reading, multiple choice with abstention (Penas et al. 2013)",
-    "clef-qa": "CLEF question answering with abstention, scored with c@1 "
-               "(Penas & Rodrigo 2011)",
-    "pan": "PAN authorship verification",
-    "score-matrix": "score matrix computed elsewhere",
-}
-#: The measure the run table is sorted by.
-MAIN_MEASURES = {"trec-factoid": "cws", "trec-series": "series_score", "qa4mre": "c_at_1",
-                 "clef-qa": "c_at_1", "pan": "overall"}
 AUTOMATIC_SET = "automatic"
 
 
-def data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 def main_measure(c: Campaign) -> str:
-    """The measure the run table is sorted by: the kind's (CWS, series score,
-    c@1, PAN's overall), a score matrix's own ``measure`` (``ap``)."""
-    return MAIN_MEASURES.get(c.kind) or c.measure_name or (c.measures[0] if c.measures
-                                                           else "score")
-
-
-def _figure(name: str, figures: Mapping[str, bytes], alt: str, caption: str) -> dict:
-    from ..errors import InputError
-
-    if name not in figures:
-        raise InputError(f"figures/{name}.png", None, "figure not found",
-                         "run `qacamp report figures` for this campaign first")
-    return {"name": name, "src": data_uri(figures[name]), "alt": alt, "caption": caption}
+    """The measure the run table is sorted by (:attr:`.campaign.Campaign.headline`)."""
+    return c.headline
 
 
 def units_text(c: Campaign) -> tuple[str, str] | None:
@@ -78,7 +56,7 @@ def units_text(c: Campaign) -> tuple[str, str] | None:
     n = c.n_units()
     if n is None:
         return None
-    if c.kind == "score-matrix":
+    if c.spec.family == "matrix":
         return cap(plural(c.unit)), f"{n:,} (the rows of the score matrix)"
     name = cap(plural(c.unit)) if c.unit == "problem" else "Questions"
     aux = c.auxiliary_questions()
@@ -111,9 +89,9 @@ def facts(c: Campaign, run_table) -> dict:
     if AUTOMATIC_SET in c.judgment_sets and AUTOMATIC_SET not in sets:
         sets.append(AUTOMATIC_SET)
     size = units_text(c)
-    matrix = c.kind == "score-matrix"
+    matrix = c.spec.family == "matrix"
     return {
-        "kind": c.kind, "kind_name": KIND_NAMES.get(c.kind, c.kind),
+        "kind": c.kind, "kind_name": c.kind_title,
         "edition": options.get("edition") or options.get("year"),
         "size": size, "unit": c.unit,
         "measure": label(c.measure_name) if matrix else None,
@@ -137,14 +115,13 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
         counts = c.rel(f"swap_{m}.parquet")
         fits = c.rel(f"swap_{m}_fits.parquet")
         row = summary.row(0, named=True) if summary.height else {"measure": m}
-        sentence, weak = S.swap_conclusion(row, c.unit, counts)
+        sentence, weak = swap_conclusion(row, c.unit, counts)
         sentences = [sentence]
-        if m in bootstrap_measures(c.measures):
-            bsum = c.optional_frame("reliability", f"bootstrap_{m}_summary.parquet")
-            sentences.append(S.bootstrap_sentence(
-                m, c.rel(f"bootstrap_{m}.parquet"),
-                bsum.row(0, named=True) if bsum is not None and bsum.height else None,
-                decimals=decimals))
+        bsum = c.optional_frame("reliability", f"bootstrap_{m}_summary.parquet")
+        sentences.append(bootstrap_sentence(
+            m, c.rel(f"bootstrap_{m}.parquet"),
+            bsum.row(0, named=True) if bsum is not None and bsum.height else None,
+            decimals=decimals))
         caption = (f"Swap method, {label(m)}: error rate (swaps / comparisons over pairs of "
                    f"runs scored on two disjoint random subsets) against subset size, one "
                    f"colour per 0.01-wide score-difference bin, every bin up to the one the "
@@ -153,7 +130,7 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
             weak_measures.append(label(m))
         measures.append({"measure": m, "label": label(m), "title": cap(label(m)),
                          "sentences": [s for s in sentences if s], "weak": weak,
-                         "figure": _figure(f"swap_{m}", figures,
+                         "figure": figure_view(f"swap_{m}", figures,
                                            f"Swap-method error rates of {label(m)}", caption)})
     notes = []
     if weak_measures:
@@ -168,8 +145,8 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
                    "each measure the error rate (decisions contradicting the majority over "
                    "the trials) against the proportion of ties as the fuzziness f grows"
                    + (f", on subsets of {size} {plural(c.unit, size)}" if size else "") + ".")
-        stability = {"sentence": S.stability_sentence(frames),
-                     "figure": _figure("stability", figures, "Error rate against "
+        stability = {"sentence": stability_sentence(frames),
+                     "figure": figure_view("stability", figures, "Error rate against "
                                        "proportion of ties", caption)}
     views = []
     for n in ("swap_summary", "bootstrap"):
@@ -179,23 +156,24 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
                 t = replace(t, notes=tuple(x for x in t.notes
                                            if not x.startswith(WEAK_NOTE_PREFIX)))
             views.append(table_view(t))
-    return {"measures": measures, "stability": stability, "notes": notes, "tables": views}
+    return {"measures": measures, "stability": stability, "notes": notes, "tables": views,
+            "sections": []}
 
 
 def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
     figs = []
-    if c.kind == "trec-series":
-        figs.append(_figure("series_boxplot", figures, "Per-series scores",
+    if "series" in c.spec.figures:
+        figs.append(figure_view("series_boxplot", figures, "Per-series scores",
                             "Per-series score of every participants' run, one box per series "
                             "(Voorhees 2005, Figure 3); series without a score are named "
                             "under the plot."))
         top = min(TOP_RUNS, participants(c))
         best = "the best run" if top == 1 else f"the {number_words(top)} best runs"
-        figs.append(_figure("top_runs", figures, "Top runs",
+        figs.append(figure_view("top_runs", figures, "Top runs",
                             f"Average per-series score of {best} (Voorhees 2005, Figure 2)."))
-    if c.kind == "qa4mre":
+    if "reading_tests" in c.spec.figures:
         threshold = (c.meta.get("options") or {}).get("pass_threshold", 0.5)
-        figs.append(_figure("reading_tests", figures, "c@1 per reading test and topic",
+        figs.append(figure_view("reading_tests", figures, "c@1 per reading test and topic",
                             "c@1 of every participants' run per reading test (left, coloured "
                             f"by topic) and per topic (right), with the pass mark {threshold}."))
     views = [table_view(tables[n]) for n in ("by_qtype", "by_topic", "distributions")
@@ -208,9 +186,9 @@ def agreement_section(c: Campaign, tables: dict) -> dict:
     kendall = c.optional_frame("reliability", "kendall.parquet")
     if kendall is not None and kendall.height and {"ranking_a", "ranking_b", "tau"} <= \
             set(kendall.columns):
-        sentences += S.kendall_sentences(kendall, c.judgment_set)
+        sentences += kendall_sentences(kendall, c.judgment_set)
     if "agreement" in tables:
-        sentences.append(S.agreement_sentence(c.rel("agreement.parquet")))
+        sentences.append(agreement_sentence(c.rel("agreement.parquet")))
     return {"sentences": [s for s in sentences if s],
             "tables": [table_view(tables[n]) for n in ("kendall", "agreement") if n in tables]}
 
@@ -261,7 +239,7 @@ def number_words(n: int) -> str:
 
 def participants(c: Campaign) -> int:
     """Participants' runs (baselines excluded) of the reported judgment set."""
-    from . import is_baseline
+    from ..names import is_baseline
 
     runs = c.runs.filter((pl.col("judgment_set") == c.judgment_set)
                          & (pl.col("scope") == "all"))["run"].unique().to_list()
@@ -278,7 +256,7 @@ def best_run(c: Campaign, frame: pl.DataFrame) -> dict | None:
     r = top.row(0, named=True)
     if r.get(main) is None:
         return None
-    return {"run": r["run"], "measure": label(main),
+    return {"run": r["run"], "measure": c.headline_label,
             "value": f"{r[main]:.{score_decimals(c.kind)}f}"}
 
 
@@ -287,20 +265,20 @@ def campaign_context(c: Campaign, figures: Mapping[str, bytes],
     """Everything the campaign page shows (``templates/campaign.html.j2``)."""
     tables = build_tables(c)
     run_table = tables["runs"]
-    main = main_measure(c)
     info = facts(c, run_table)
     best = best_run(c, run_table.frame)
     results_tables = [table_view(run_table, sortable=True)]
     rel = reliability_section(c, tables, figures) if c.measures else None
-    from .significance import significance_section
-
-    sig = significance_section(c, tables, figures) if c.measures else None
     if rel is not None:
-        rel["significance"] = sig
-        rel["notes"] += sig["notes"] if sig else []
+        for s in SECTIONS.values():
+            part = s.page(c, tables, figures)
+            if part is not None:
+                rel["sections"].append({"name": s.name, "title": s.title, "anchor": s.anchor,
+                                        "template": s.template, "page": part})
+                rel["notes"] += part["notes"]
     return {
         "name": c.name, "title": c.meta.get("title") or c.name, "index_href": index_href,
-        "facts": info, "best": best, "main_measure": label(main),
+        "facts": info, "best": best, "main_measure": c.headline_label,
         "results": results_tables,
         "breakdowns": breakdown_section(c, tables, figures),
         "reliability": rel,
@@ -322,9 +300,9 @@ def index_row(c: Campaign, href: str) -> dict:
     return {"name": c.name, "href": href, "title": c.meta.get("title") or c.name,
             "kind": c.kind, "edition": options.get("edition") or options.get("year") or "",
             "runs": part.height, "questions": c.n_units(), "unit": plural(c.count_unit),
-            "measure": label(main_measure(c)),
+            "measure": c.headline_label,
             "best_run": best["run"] if best else None,
             "best_value": best["value"] if best else None}
 
 
-__all__ = ["campaign_context", "index_row", "KIND_NAMES", "MAIN_MEASURES", "data_uri"]
+__all__ = ["campaign_context", "index_row", "main_measure"]

@@ -18,9 +18,6 @@ from pathlib import Path
 from .campaign import Campaign, read_figures
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-#: kinds whose campaigns naming an ``edition`` form the multi-edition table
-#: (QA4MRE overview Table 1; the workflow's rule report_editions takes the same)
-EDITION_KINDS = ("qa4mre",)
 
 
 def environment():
@@ -63,16 +60,18 @@ def index_page(campaign_dirs: Sequence[str | Path], out_dir: str | Path,
     camps = [Campaign(d, reliability=False) for d in campaign_dirs]
     rows = [index_row(c, Path(os.path.relpath(c.dir / "report.html", out_dir)).as_posix())
             for c in camps]
-    # only campaigns of one kind share an editions table: QA4MRE's (a PAN
-    # campaign's edition names its evaluator's rules, not an edition of the task)
-    editions = [c for c in camps if c.edition is not None and c.kind in EDITION_KINDS]
+    # only campaigns of a kind with an editions table share one: QA4MRE's (the
+    # kind record's editions_table; a PAN campaign's edition names its
+    # evaluator's rules, not an edition of the task; the workflow's rule
+    # report_editions takes the same campaigns)
+    editions = [c for c in camps if c.edition is not None and c.spec.editions_table]
     table = None
     if len(editions) >= 2:
-        from . import natural_key
+        from ..names import natural_key
 
         ordered = sorted(editions, key=lambda c: natural_key(c.label))
         table = table_view(editions_table([(c.label, c.runs, c.judgment_set) for c in ordered]))
     return render("index.html.j2", {"title": title, "campaigns": rows, "editions": table})
 
 
-__all__ = ["campaign_page", "index_page", "render", "TEMPLATES", "EDITION_KINDS"]
+__all__ = ["campaign_page", "index_page", "render", "TEMPLATES"]

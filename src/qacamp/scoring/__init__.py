@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from ..aggregate import group_agg
+from ..kinds import KINDS
 from ..tables import SCHEMAS, empty
 from .baselines import (
     BASELINE_EXPECTED,
@@ -40,7 +41,7 @@ from .context import build_context
 from .frames import JS, OUT_SCHEMAS, OUT_SORT, SCOPES, Collector, concat_sorted, runs_wide
 from .judged import judged_units
 from .lists import list_scores
-from .options import DEFAULT_SET, KINDS, primary_set, resolve_options
+from .options import primary_set, resolve_options
 from .other import other_scores
 from .outcomes import question_outcomes
 from .pan import pan_scores
@@ -80,7 +81,7 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     opts = resolve_options(kind, options)
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
-    if kind == "score-matrix":
+    if KINDS[kind].family == "matrix":
         out = Collector(kind)
         names = sorted(set(t["matrix"]["run"].drop_nulls().to_list()))
         mine = shard_runs(names, *shard)
@@ -111,18 +112,18 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
 
 def _score_runs(ctx, judged, out: Collector) -> None:
     """Every measure of the runs of ``ctx`` (one batch)."""
-    kind = ctx.kind
+    spec = ctx.spec
     qf = None
     if judged.question.height:
         grid, expected, enums, multi = question_outcomes(ctx, judged.question)
         qf = question_scores(ctx, grid, expected, enums, multi, out)
-    if kind == "pan":
+    if spec.verification:
         pan_scores(ctx, out)
     lf = list_scores(ctx, judged.lists, out)
     of = other_scores(ctx, judged.other, out)
-    if kind.startswith("trec"):
+    if spec.judged:
         type_scores(ctx, qf, lf, of, out)
-    if kind == "trec-series":
+    if spec.series:
         series_scores(ctx, qf, lf, of, judged, out)
 
 
@@ -138,6 +139,6 @@ def _score_matrix(matrix: pl.DataFrame, opts: dict, out: Collector) -> None:
 
 
 __all__ = ["BASELINES", "BASELINE_EXPECTED", "BASELINE_NCA", "BASELINE_NOTHING",
-           "BASELINE_SEEDED", "DEFAULT_SET", "KINDS", "OUT_SCHEMAS", "OUT_SORT", "SCOPES",
+           "BASELINE_SEEDED", "OUT_SCHEMAS", "OUT_SORT", "SCOPES",
            "concat_sorted", "primary_set", "resolve_options", "runs_wide", "score_batches",
            "score_campaign"]

@@ -20,13 +20,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from ..names import BASELINE_PREFIX
 from .context import Context
 from .frames import JS
 
-BASELINE_EXPECTED = "baseline:random-expected"
-BASELINE_SEEDED = "baseline:random-seeded"
-BASELINE_NCA = "baseline:always-nca"
-BASELINE_NOTHING = "baseline:answer-nothing"
+BASELINE_EXPECTED = f"{BASELINE_PREFIX}random-expected"
+BASELINE_SEEDED = f"{BASELINE_PREFIX}random-seeded"
+BASELINE_NCA = f"{BASELINE_PREFIX}always-nca"
+BASELINE_NOTHING = f"{BASELINE_PREFIX}answer-nothing"
 BASELINES = (BASELINE_EXPECTED, BASELINE_SEEDED, BASELINE_NCA, BASELINE_NOTHING)
 
 

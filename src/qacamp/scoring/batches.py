@@ -45,7 +45,7 @@ BATCH_CELLS = 500_000
 
 def scored_runs(ctx: Context) -> list[str]:
     """Every run scored, participants and baselines, in name order."""
-    extra = set(baseline_runs(ctx)) if ctx.kind == "qa4mre" else set()
+    extra = set(baseline_runs(ctx)) if ctx.spec.reading_tests else set()
     return sorted(set(ctx.runs) | extra)
 
 
@@ -70,7 +70,7 @@ def campaign_facts(ctx: Context, judged: Judged) -> Context:
     found = ctx.survey
     multi = bool((found.max_item.join(qids, on="qid", how="semi")["item"].max() or 1) > 1)
     nil = None
-    if ctx.kind.startswith("trec"):
+    if ctx.spec.judged:
         nil = nil_judged(ctx, found.nil.join(qids, on="qid", how="semi"), found.nil_right, multi)
     return dataclasses.replace(ctx, multi=multi, nil_judged=nil)
 

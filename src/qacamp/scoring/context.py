@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ..kinds import KINDS, Kind
 from .frames import JS
 from .options import primary_set
 from .runtables import Survey, survey
@@ -30,6 +31,11 @@ class Context:
     survey: Survey | None = None  # the run tables as a whole (.runtables.survey)
 
     @property
+    def spec(self) -> Kind:
+        """The campaign kind's record (:mod:`qacamp.kinds`)."""
+        return KINDS[self.kind]
+
+    @property
     def sets_df(self) -> pl.DataFrame:
         return pl.DataFrame({JS: self.sets}, schema={JS: pl.String})
 
@@ -45,12 +51,12 @@ class Context:
 
 
 def auxiliary(kind: str, main_questions: int | None) -> pl.Expr:
-    """True for a QA4MRE auxiliary question: ``auxiliary_of`` set, or (qa4mre)
-    its number (the id's last part) above ``main_questions``.  Auxiliary
+    """True for a QA4MRE auxiliary question: ``auxiliary_of`` set, or (a kind of
+    reading tests, qa4mre) its number (the id's last part) above ``main_questions``.  Auxiliary
     questions are scored apart (question type ``auxiliary``), never in the
     main scopes; the report counts them with this same rule."""
     aux = pl.col("auxiliary_of").is_not_null()
-    if kind == "qa4mre":
+    if KINDS[kind].reading_tests:
         num = pl.col("qid").str.extract(r"(\d+)$").cast(pl.Int64, strict=False)
         aux = aux | (num > int(main_questions if main_questions is not None else 15)) \
             .fill_null(False)

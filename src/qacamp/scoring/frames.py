@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from .. import measures
+from ..kinds import KINDS
+from ..measures import REGISTRY
 
 JS = "judgment_set"
 SCOPES = ("all", "qtype", "series", "topic", "test")
@@ -80,7 +81,7 @@ class Collector:
         """The four output frames, cast to :data:`OUT_SCHEMAS`, in canonical order."""
         # the kind's measures (registry order); a kind without a fixed list (score
         # matrices) keeps every column
-        allowed = set(measures.KIND_MEASURES.get(self.kind, ())) or None
+        allowed = set(KINDS[self.kind].measures if self.kind in KINDS else ()) or None
         longs = []
         for w in self.wide:
             for c in [c for c in w.columns if allowed is None or c in allowed]:
@@ -162,13 +163,13 @@ def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) ->
     (registry order), one row per run."""
     sub = runs.filter((pl.col(JS) == judgment_set) & (pl.col("scope") == "all"))
     present = set(sub["measure"].unique().to_list())
-    order = [m for m in (measures.KIND_MEASURES.get(kind or "", ()) or measures.REGISTRY)
-             if m in present]
+    own = KINDS[kind].measures if kind in KINDS else ()
+    order = [m for m in (own or REGISTRY) if m in present]
     order += sorted(present - set(order))
     if not sub.height:
         return pl.DataFrame(schema={"run": pl.String})
     wide = sub.pivot(on="measure", index="run", values="value", sort_columns=False)
-    counts = [m for m in order if m in measures.REGISTRY and measures.REGISTRY[m].integer]
+    counts = [m for m in order if m in REGISTRY and REGISTRY[m].integer]
     # counts (n_right, tests_passed, ...) as integers, not 132.000000
     return (wide.select("run", *order).sort("run")
             .with_columns([pl.col(m).round(0).cast(pl.Int64) for m in counts]))

@@ -32,7 +32,6 @@ from .context import Context
 from .frames import JS, Collector
 
 QUESTION_QTYPES = ("FACTOID", "QA", "MC", "VERIFICATION")
-GOLD_KINDS = ("qa4mre", "pan", "clef-qa")
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def judged_units(ctx: Context, out: Collector) -> Judged:
         question = empty
         _drop(ctx, out, ql, question, "factoid questions skipped by the config (skip: [factoid])")
     else:
-        question = (ctx.sets_df.join(ql, how="cross") if ctx.kind in GOLD_KINDS
+        question = (ctx.sets_df.join(ql, how="cross") if ctx.spec.family == "gold"
                     else jq.join(ql, on="qid", how="inner"))
         _drop(ctx, out, ql, question, "no judgments for this question in this judgment set")
 
@@ -86,7 +85,7 @@ def judged_units(ctx: Context, out: Collector) -> Judged:
         _drop(ctx, out, oq, other, "Other question without vital nuggets (never judged)")
 
     series_out = pl.DataFrame(schema={JS: pl.String, "series": pl.String})
-    if ctx.kind == "trec-series":
+    if ctx.spec.series:
         series_out = _series_out(ctx, out, [question, lists, other])
     return Judged(question, lists, other, series_out)
 

@@ -24,13 +24,9 @@ from typing import Any
 
 from ..bounds import number_problem
 from ..errors import ConfigError, UsageError
+from ..kinds import KINDS
 from ..measures import other, pan, reading, series
 
-KINDS = ("trec-factoid", "trec-series", "qa4mre", "clef-qa", "pan", "score-matrix")
-GOLD_KINDS = ("qa4mre", "pan", "clef-qa")
-DEFAULT_SET = {"qa4mre": "gold", "pan": "gold", "clef-qa": "official",
-               "trec-factoid": "adjudicated", "trec-series": "adjudicated",
-               "score-matrix": "matrix"}
 OTHER_SCORES = ("nugget", "pyramid")
 PASS_RULES = ("at_least", "more_than")
 COMPONENTS = ("factoid", "list", "other", "definition")
@@ -52,7 +48,7 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
             opts.update(value)
         else:
             opts[key] = value
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ConfigError("kind", f"unknown campaign kind '{kind}'", f"use one of {', '.join(KINDS)}")
     opts["kind"] = kind
     year = opts.get("year")
@@ -86,7 +82,7 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
         raise ConfigError("skip", f"unknown component(s) {bad}", f"use some of {', '.join(COMPONENTS)}")
     opts["skip"] = sorted(set(skip))
     opts["series_weights"] = series.resolve_weights(year, opts.get("weights"))
-    if kind == "pan":
+    if KINDS[kind].verification:
         try:
             opts["edition"] = pan.check_edition(opts.get("edition") or pan.DEFAULT_EDITION)
         except UsageError as exc:
@@ -121,7 +117,8 @@ def primary_set(kind: str, options: Mapping[str, Any], present: list[str]) -> st
     for key in ("primary", "primary_judgment_set", "judgment_set"):
         if isinstance(options.get(key), str):
             return options[key]
-    for cand in ("adjudicated", DEFAULT_SET.get(kind, "")):
+    default = KINDS[kind].judgment_set if kind in KINDS else "adjudicated"
+    for cand in ("adjudicated", default):
         if cand in present:
             return cand
-    return present[0] if present else DEFAULT_SET.get(kind, "adjudicated")
+    return present[0] if present else default

@@ -54,7 +54,7 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     # key columns as Enums of their sorted values: the codes sort as the strings
     # do, and a String cast to them (strict=False) is null when not a key
     qe = pl.Enum(jq["qid"].drop_nulls().unique().sort())
-    run_list = sorted(set(ctx.runs) | (set(BASELINES) if ctx.kind == "qa4mre" else set()))
+    run_list = sorted(set(ctx.runs) | (set(BASELINES) if ctx.spec.reading_tests else set()))
     re_, je = pl.Enum(run_list), pl.Enum(ctx.sets)
     oe = pl.Enum(OUTCOME_CODES)
     jq = jq.with_columns(pl.col(JS).cast(je), pl.col("qid").cast(qe)).sort(
@@ -112,14 +112,14 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
                .when(judg.is_in(NOT_RIGHT)).then(o("UW"))
                .otherwise(o("UE")))
     g = g.with_columns(outcome.alias("outcome"), ans.fill_null(False).alias("answered"))
-    if ctx.kind == "qa4mre":
+    if ctx.spec.reading_tests:
         base = baseline_outcomes(ctx, jq.with_columns(pl.col(JS).cast(pl.String),
                                                       pl.col("qid").cast(pl.String)))
         base = base.with_columns([pl.col(c).cast(pl.String).cast(e) for c, e in enums.items()
                                   if c in base.columns])
         g = pl.concat([g.select(OC_COLS), base.select(OC_COLS)], how="vertical_relaxed")
     g = g.with_columns(*nonresponse.outcome_indicators(pl.col("outcome")))
-    if ctx.kind.startswith("trec"):  # lenient (R or U) and locally correct (R or L)
+    if ctx.spec.judged:  # lenient (R or U) and locally correct (R or L)
         answered = pl.col("answered")
         g = g.with_columns(
             (answered & judg.is_in(["R", "U"])).fill_null(False).cast(pl.UInt8)
@@ -127,7 +127,7 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
             (answered & judg.is_in(["R", "L"])).fill_null(False).cast(pl.UInt8)
             .alias("r_local"))
     expected = None
-    if ctx.kind == "qa4mre" and BASELINE_EXPECTED in scored_baselines(ctx):
+    if ctx.spec.reading_tests and BASELINE_EXPECTED in scored_baselines(ctx):
         expected = expected_rows(ctx, jq, enums).select(g.columns)
     return g, expected, enums, multi
 

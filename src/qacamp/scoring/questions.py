@@ -47,7 +47,7 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
     main_fine = fine.filter(pl.col("_u").cast(pl.String) != AUX)
     keys = [JS, "run"]
     allsc = _level(main_fine, keys)
-    trec = ctx.kind.startswith("trec")
+    trec = ctx.spec.judged
     unit_cols = {"accuracy": "r"}
     if trec:
         if multi:
@@ -68,7 +68,7 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
     out.unit_rows(main.with_columns([pl.col(src).alias(name)
                                      for name, src in unit_cols.items()]), list(unit_cols))
     out.add(_level(fine, [*keys, "_u"]).rename({"_u": "unit"}), "qtype", pl.col("unit"))
-    if ctx.kind == "qa4mre":
+    if ctx.spec.reading_tests:
         _reading(ctx, main_fine, keys, out)
     if not trec:
         return None

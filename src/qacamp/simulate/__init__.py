@@ -2,7 +2,11 @@
 
 The latent model (abilities, difficulties, team correlation, confidence,
 calibration, abstention) is described in :mod:`qacamp.simulate.model`; each
-campaign kind has its own module describing its files and parameters:
+campaign kind has its own module describing its files and parameters (named
+by the kind's record, :attr:`qacamp.kinds.Kind.simulator`: its ``simulate``
+and ``Options``, and ``simulate_for_questions`` where the kind can reuse a
+campaign's own questions), all sharing one run loop
+(:func:`.common.each_run`):
 
 =============== ==================================== ==================
 kind            module                               demo folder
@@ -20,20 +24,31 @@ name).  All texts are made up; no real campaign data is copied.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from . import clef, pan, qa4mre, trec_factoid, trec_series
+from ..errors import UsageError
+from ..kinds import KINDS
 from ._files import write_text
 
-KINDS = {
-    "trec-factoid": (trec_factoid.simulate, trec_factoid.FactoidOptions),
-    "trec-series": (trec_series.simulate, trec_series.SeriesOptions),
-    "qa4mre": (qa4mre.simulate, qa4mre.Qa4mreOptions),
-    "clef-qa": (clef.simulate, clef.ClefOptions),
-    "pan": (pan.simulate, pan.PanOptions),
-}
+#: the kinds with a simulator
+SIMULATED = tuple(k.name for k in KINDS.values() if k.simulator is not None)
+
+
+def simulator(kind: str) -> ModuleType:
+    """The simulator module of ``kind`` (its record's ``simulator``)."""
+    name = KINDS[kind].simulator if kind in SIMULATED else None
+    if name is None:
+        raise UsageError(f"simulate: no simulator for kind {kind!r}; use one of "
+                         f"{', '.join(SIMULATED)}")
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def _options(module: ModuleType, options: dict[str, Any]):
+    return replace(module.Options(), **{k: v for k, v in options.items() if v is not None})
 DEMO = (("trec2002", "trec-factoid"), ("trec2004", "trec-series"), ("qa4mre2013", "qa4mre"),
         ("qa4mre2012", "qa4mre"), ("clef2009", "clef-qa"), ("pan", "pan"))
 DEMO_SEED = 20250101
@@ -46,13 +61,13 @@ def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
              **options: Any) -> dict[str, int]:
     """Simulate campaign ``kind`` into ``out``; ``options`` are fields of the
     kind's options dataclass (None values keep the defaults)."""
-    func, opts_cls = KINDS[kind]
-    opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
-    return func(out, seed=seed, opts=opts, quiet=quiet)
+    module = simulator(kind)
+    return module.simulate(out, seed=seed, opts=_options(module, options), quiet=quiet)
 
 
 #: kinds that can simulate for a campaign's own questions, and the file each reads
-REAL_QUESTION_KINDS = {"trec-series": "a TREC series XML", "qa4mre": "a QA4MRE gold standard"}
+REAL_QUESTION_KINDS = {k.name: k.simulate_questions for k in KINDS.values()
+                       if k.simulate_questions is not None}
 #: size options that make sense with real questions (the file fixes the rest)
 REAL_OPTIONS = {"runs"}
 
@@ -62,8 +77,6 @@ def simulate_for_questions(kind: str, out: str | Path, questions_file: str | Pat
                            **options: Any) -> dict[str, int]:
     """Simulated runs and judgments for the real questions of ``questions_file``
     (see :data:`REAL_QUESTION_KINDS`); ``options`` may set ``runs``."""
-    from ..errors import UsageError
-
     if kind not in REAL_QUESTION_KINDS:
         raise UsageError(f"simulate {kind}: --questions-from works for "
                          + " and ".join(f"{k} ({v})" for k, v in REAL_QUESTION_KINDS.items()))
@@ -71,15 +84,10 @@ def simulate_for_questions(kind: str, out: str | Path, questions_file: str | Pat
     if bad:
         raise UsageError(f"simulate {kind} --questions-from: the file fixes the campaign's "
                          f"size; drop {', '.join('--' + b.replace('_', '-') for b in bad)}")
-    func, opts_cls = KINDS[kind]
-    opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
+    module = simulator(kind)
     kw = {} if seed is None else {"seed": seed}
-    if kind == "qa4mre":
-        return qa4mre.simulate_for_gold(out, questions_file, opts=opts, quiet=quiet, **kw)
-    from ..readers.trec_questions import read_series_xml
-
-    return trec_series.simulate(out, opts=opts, quiet=quiet,
-                                questions=read_series_xml(questions_file), **kw)
+    return module.simulate_for_questions(out, questions_file, opts=_options(module, options),
+                                         quiet=quiet, **kw)
 
 
 def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
@@ -149,5 +157,5 @@ def demo_readme(seed: int, counts: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["KINDS", "DEMO", "DEMO_SEED", "REAL_QUESTION_KINDS", "simulate", "demo",
-           "simulate_for_questions"]
+__all__ = ["SIMULATED", "DEMO", "DEMO_SEED", "REAL_QUESTION_KINDS", "simulate", "simulator",
+           "demo", "simulate_for_questions"]

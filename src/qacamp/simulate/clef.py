@@ -26,13 +26,12 @@ import polars as pl
 
 from . import text
 from ._files import write_lines
-from .common import check_positive, clear_stale, progress, run_names
+from .common import check_positive, each_run, run_names
 from .model import (
     ModelParams,
     confidence,
     draw_difficulty,
     draw_runs,
-    evidence,
     lowest_share,
     rng,
 )
@@ -42,7 +41,7 @@ N_WRONG = 5
 
 
 @dataclass(frozen=True)
-class ClefOptions:
+class Options:
     """Campaign size."""
 
     questions: int = 500
@@ -50,10 +49,10 @@ class ClefOptions:
     missing_lines: int = 3
 
 
-def simulate(out: str | Path, seed: int = 2009, opts: ClefOptions | None = None,
+def simulate(out: str | Path, seed: int = 2009, opts: Options | None = None,
              params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
     """Write the campaign to ``out``; return counts."""
-    opts = opts or ClefOptions()
+    opts = opts or Options()
     params = params or ModelParams(ability_mean=-0.2, ability_sd=0.8, difficulty_sd=1.3)
     n = check_positive("questions", opts.questions)
     n_runs = check_positive("runs", opts.runs)
@@ -73,11 +72,8 @@ def simulate(out: str | Path, seed: int = 2009, opts: ClefOptions | None = None,
     team_lang = rng(seed, KIND, "languages").integers(0, len(langs), int(runs.team.max()) + 1)
     names = run_names(seed, KIND, runs, lambda team, i: f"{team}09{i + 1}", max_len=4)
     names = [f"{nm}{langs[team_lang[t]].lower()}" for nm, t in zip(names, runs.team, strict=True)]
-    written: set[Path] = set()
-    prog = progress(f"simulate {KIND}", n_runs, quiet)
-    for r in range(n_runs):
-        g = rng(seed, KIND, "run", r)
-        z = evidence(seed, KIND, runs, r, difficulty, params)
+
+    def write_run(r: int, g: np.random.Generator, z: np.ndarray) -> list[Path]:
         conf = confidence(g, z, float(runs.noise[r]))
         share = 0.0 if g.random() < 0.45 else g.uniform(0.03, 0.35)
         u = g.random()
@@ -102,7 +98,8 @@ def simulate(out: str | Path, seed: int = 2009, opts: ClefOptions | None = None,
                                         separator="\t")).to_series()
         path = out / "runs" / f"{names[r]}.tsv"
         write_lines(["run\tqid\tanswered\tjudgment\tanswer"] + lines.to_list(), path)
-        written.add(path)
-        prog.update(r + 1)
-    clear_stale(out / "runs", written, ("*.tsv",))
+        return [path]
+
+    each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
+             out / "runs", ("*.tsv",), write_run)
     return {"questions": n, "runs": n_runs}

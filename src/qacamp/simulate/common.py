@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from ..progress import Progress
 from . import text
-from .model import Runs, rng
+from .model import ModelParams, Runs, evidence, rng
 
 
 def run_names(seed: int, kind: str, runs: Runs,
@@ -53,6 +53,28 @@ def clear_stale(folder: Path, keep: set[Path], patterns: tuple[str, ...]) -> Non
         for p in sorted(folder.rglob(pat)):
             if p.is_file() and p not in keep:
                 p.unlink()
+
+
+def each_run(label: str, seed: int, kind: str, runs: Runs, difficulty: np.ndarray,
+             params: ModelParams, quiet: bool, folder: Path, patterns: tuple[str, ...],
+             write_run: Callable[[int, np.random.Generator, np.ndarray], Iterable[Path]],
+             stream: str = "run") -> set[Path]:
+    """The run loop every simulator shares: for each run ``r`` its own generator
+    (stream ``(kind, stream, r)``) and latent evidence on every question
+    (:func:`.model.evidence`) go to ``write_run(r, g, z)``, which writes the
+    run's files and returns their paths; progress on stderr unless ``quiet``;
+    then the stale files of an earlier, larger simulation under ``folder``
+    (matching ``patterns``) are removed (:func:`clear_stale`).  Returns the
+    paths written."""
+    written: set[Path] = set()
+    prog = progress(label, runs.n, quiet)
+    for r in range(runs.n):
+        g = rng(seed, kind, stream, r)
+        z = evidence(seed, kind, runs, r, difficulty, params)
+        written.update(write_run(r, g, z))
+        prog.update(r + 1)
+    clear_stale(folder, written, patterns)
+    return written
 
 
 def stream(seed: int, *parts: str | int) -> np.random.Generator:

@@ -22,13 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from ._files import write_lines
-from .common import check_positive, clear_stale, progress, run_names
+from .common import check_positive, each_run, run_names
 from .model import (
     ModelParams,
     confidence,
     draw_difficulty,
     draw_runs,
-    evidence,
     lowest_share,
     rng,
 )
@@ -37,7 +36,7 @@ KIND = "pan"
 
 
 @dataclass(frozen=True)
-class PanOptions:
+class Options:
     """Campaign size."""
 
     questions: int = 100
@@ -45,10 +44,10 @@ class PanOptions:
     missing: int = 4
 
 
-def simulate(out: str | Path, seed: int = 2015, opts: PanOptions | None = None,
+def simulate(out: str | Path, seed: int = 2015, opts: Options | None = None,
              params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
     """Write the campaign to ``out``; return counts."""
-    opts = opts or PanOptions()
+    opts = opts or Options()
     params = params or ModelParams(ability_mean=0.5, ability_sd=0.6, difficulty_sd=1.0)
     n = check_positive("questions", opts.questions)
     n_runs = check_positive("runs", opts.runs)
@@ -61,11 +60,8 @@ def simulate(out: str | Path, seed: int = 2015, opts: PanOptions | None = None,
     difficulty = draw_difficulty(seed, KIND, n, params)
     runs = draw_runs(seed, KIND, n_runs, params)
     names = run_names(seed, KIND, runs, lambda team, i: f"{team}{i + 1}")
-    written: set[Path] = set()
-    prog = progress(f"simulate {KIND}", n_runs, quiet)
-    for r in range(n_runs):
-        g = rng(seed, KIND, "run", r)
-        z = evidence(seed, KIND, runs, r, difficulty, params)
+
+    def write_run(r: int, g: np.random.Generator, z: np.ndarray) -> list[Path]:
         conf = confidence(g, z, float(runs.noise[r]))
         says_same = np.where(z > 0, same, ~same)
         margin = np.round(g.uniform(0.02, 0.5, n), 3)
@@ -80,7 +76,8 @@ def simulate(out: str | Path, seed: int = 2015, opts: PanOptions | None = None,
             lines.append(json.dumps({"id": ids[i], "value": [v] if r == 2 else v}))
         path = out / "runs" / names[r] / "answers.jsonl"
         write_lines(lines, path)
-        written.add(path)
-        prog.update(r + 1)
-    clear_stale(out / "runs", written, ("answers.jsonl",))
+        return [path]
+
+    each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
+             out / "runs", ("answers.jsonl",), write_run)
     return {"questions": n, "runs": n_runs}

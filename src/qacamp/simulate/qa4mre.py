@@ -31,13 +31,12 @@ import numpy as np
 
 from . import text
 from ._files import write_text
-from .common import check_positive, clear_stale, progress, run_names
+from .common import check_positive, each_run, run_names
 from .model import (
     ModelParams,
     confidence,
     draw_difficulty,
     draw_runs,
-    evidence,
     lowest_share,
     rng,
 )
@@ -49,7 +48,7 @@ TOPIC_NAMES = ("Urban Beekeeping", "Tidal Energy", "Folk Music Archives", "Deser
 
 
 @dataclass(frozen=True)
-class Qa4mreOptions:
+class Options:
     """Campaign size and the NCA share."""
 
     topics: int = 4
@@ -71,7 +70,7 @@ class Gold:
     correct: np.ndarray
 
 
-def gold(seed: int, opts: Qa4mreOptions) -> tuple[Gold, str]:
+def gold(seed: int, opts: Options) -> tuple[Gold, str]:
     """Draw the test set; return it and the gold XML."""
     g = rng(seed, KIND, "gold")
     topic, test, q_id = [], [], []
@@ -147,10 +146,10 @@ def run_xml(run_id: str, items: list[tuple[str, str, str, bool, str | None]]) ->
     return "".join(parts)
 
 
-def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = None,
+def simulate(out: str | Path, seed: int = 2013, opts: Options | None = None,
              params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
     """Write the campaign to ``out``; return counts."""
-    opts = opts or Qa4mreOptions()
+    opts = opts or Options()
     params = params or ModelParams(ability_mean=0.0, ability_sd=0.8, difficulty_sd=1.0)
     check_positive("topics", opts.topics)
     check_positive("tests", opts.tests)
@@ -165,11 +164,8 @@ def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = Non
         0.0, opts.test_sd, opts.topics * opts.tests)[test_index]
     runs = draw_runs(seed, KIND, n_runs, params)
     names = run_names(seed, KIND, runs, lambda team, i: f"{team}13{i + 1:02d}enen")
-    written: set[Path] = set()
-    prog = progress(f"simulate {KIND}", n_runs, quiet)
-    for r in range(n_runs):
-        g = rng(seed, KIND, "run", r)
-        z = evidence(seed, KIND, runs, r, difficulty, params)
+
+    def write_run(r: int, g: np.random.Generator, z: np.ndarray) -> list[Path]:
         conf = confidence(g, z, float(runs.noise[r]))
         nca_bias, share, p_cand = behaviour(g)
         # a wrong choice: NCA with nca_bias when NCA is wrong, else one of the other wrong ones
@@ -185,16 +181,17 @@ def simulate(out: str | Path, seed: int = 2013, opts: Qa4mreOptions | None = Non
                  for i in range(n)]
         path = out / "runs" / f"{names[r]}.xml"
         write_text(run_xml(names[r], items), path)
-        written.add(path)
-        prog.update(r + 1)
-    clear_stale(out / "runs", written, ("*.xml",))
+        return [path]
+
+    each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
+             out / "runs", ("*.xml",), write_run)
     return {"topics": opts.topics, "tests": opts.topics * opts.tests, "questions": n,
             "main": int((gd.q_id <= opts.main).sum()), "nca": int((gd.correct == 5).sum()),
             "runs": n_runs}
 
 
-def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
-                      opts: Qa4mreOptions | None = None, params: ModelParams | None = None,
+def simulate_for_questions(out: str | Path, gold_path: str | Path, seed: int = 2013,
+                      opts: Options | None = None, params: ModelParams | None = None,
                       quiet: bool = False) -> dict[str, int]:
     """Simulated runs for a campaign's own QA4MRE gold standard: ``OUT/runs/<run>.xml``
     over exactly the gold's topics, reading tests, questions and answer ids
@@ -210,7 +207,7 @@ def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
     random "gold" for the simulation only."""
     from ..readers.qa4mre import read_gold
 
-    opts = opts or Qa4mreOptions()
+    opts = opts or Options()
     params = params or ModelParams(ability_mean=0.0, ability_sd=0.8, difficulty_sd=1.0)
     n_runs = check_positive("runs", opts.runs)
     out = Path(out)
@@ -237,11 +234,8 @@ def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
     names = run_names(seed, KIND, runs, lambda team, i: f"{team}{i + 1:02d}enen")
     where = [(str(q).split(".")[0], str(t).split(".", 1)[1], str(q).rsplit(".", 1)[1])
              for q, t in zip(qids, tests, strict=True)]
-    written: set[Path] = set()
-    prog = progress(f"simulate {KIND} for {Path(gold_path).name}", n_runs, quiet)
-    for r in range(n_runs):
-        g = rng(seed, KIND, "real-run", r)
-        z = evidence(seed, KIND, runs, r, difficulty, params)
+
+    def write_run(r: int, g: np.random.Generator, z: np.ndarray) -> list[Path]:
         conf = confidence(g, z, float(runs.noise[r]))
         nca_bias, share, p_cand = behaviour(g)
         unanswered = lowest_share(conf, share)
@@ -263,8 +257,9 @@ def simulate_for_gold(out: str | Path, gold_path: str | Path, seed: int = 2013,
                           else None))
         path = out / "runs" / f"{names[r]}.xml"
         write_text(run_xml(names[r], items), path)
-        written.add(path)
-        prog.update(r + 1)
-    clear_stale(out / "runs", written, ("*.xml",))
+        return [path]
+
+    each_run(f"simulate {KIND} for {Path(gold_path).name}", seed, KIND, runs, difficulty,
+             params, quiet, out / "runs", ("*.xml",), write_run, stream="real-run")
     return {"topics": questions["topic"].n_unique(), "tests": len(test_ids), "questions": n,
             "nca": sum(x is not None for x in nca_idx), "runs": n_runs}

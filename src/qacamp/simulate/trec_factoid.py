@@ -33,8 +33,8 @@ import polars as pl
 
 from . import text
 from ._files import write_lines, write_text
-from .common import check_positive, clear_stale, letter, progress, run_names
-from .model import ModelParams, confidence, draw_difficulty, draw_runs, evidence, rng
+from .common import check_positive, each_run, letter, run_names
+from .model import ModelParams, confidence, draw_difficulty, draw_runs, rng
 
 KIND = "trec-factoid"
 LABELS = np.array(["R", "W", "U", "X"])
@@ -53,7 +53,7 @@ N_SLOTS = SLOT_NIL + 1
 
 
 @dataclass(frozen=True)
-class FactoidOptions:
+class Options:
     """Campaign size and judging parameters."""
 
     questions: int = 500
@@ -108,7 +108,7 @@ def _switch(adjudicated: np.ndarray, u_flip: np.ndarray, u_label: np.ndarray,
 
 
 def respond(g: np.random.Generator, z: np.ndarray, conf: np.ndarray, nil_q: np.ndarray,
-            opts: FactoidOptions, flat_docs: np.ndarray
+            opts: Options, flat_docs: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One run's responses: adjudicated label, answer slot, NIL flag and docid per
     question (see the module docstring)."""
@@ -133,10 +133,10 @@ def respond(g: np.random.Generator, z: np.ndarray, conf: np.ndarray, nil_q: np.n
     return label, slot, says_nil, doc
 
 
-def simulate(out: str | Path, seed: int = 2002, opts: FactoidOptions | None = None,
+def simulate(out: str | Path, seed: int = 2002, opts: Options | None = None,
              params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
     """Write the campaign to ``out``; return counts (questions, nil, runs, files)."""
-    opts = opts or FactoidOptions()
+    opts = opts or Options()
     params = params or ModelParams()
     n = check_positive("questions", opts.questions)
     n_runs = check_positive("runs", opts.runs)
@@ -159,11 +159,9 @@ def simulate(out: str | Path, seed: int = 2002, opts: FactoidOptions | None = No
     u_flip, who, u_label = _assessor_tables(seed, n, n_assessors)
     flat_answers = answers.ravel()
     flat_docs = docs.ravel()
-    written: set[Path] = set()
-    prog = progress(f"simulate {KIND}", n_runs, quiet)
-    for r in range(n_runs):
-        g = rng(seed, KIND, "run", r)
-        z = evidence(seed, KIND, runs, r, difficulty, params)
+
+    def write_run(r: int, g: np.random.Generator, z: np.ndarray) -> list[Path]:
+        paths = []
         conf = confidence(g, z, float(runs.noise[r]))
         label, slot, says_nil, doc = respond(g, z, conf, nil_q, opts, flat_docs)
         order = np.argsort(-conf, kind="stable")
@@ -186,7 +184,9 @@ def simulate(out: str | Path, seed: int = 2002, opts: FactoidOptions | None = No
                 separator=" ").str.strip_chars_end(" ")).to_series()
             path = out / "judged" / set_name / f"{names[r]}.txt.gz"
             write_lines(lines, path)
-            written.add(path)
-        prog.update(r + 1)
-    clear_stale(out / "judged", written, ("*.txt.gz",))
+            paths.append(path)
+        return paths
+
+    written = each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
+             out / "judged", ("*.txt.gz",), write_run)
     return {"questions": n, "nil": n_nil, "runs": n_runs, "files": len(written) + 1}

@@ -43,9 +43,10 @@ import polars as pl
 
 from . import text
 from ._files import write_lines, write_text
-from .common import check_positive, clear_stale, progress, run_names
-from .model import ModelParams, confidence, draw_difficulty, draw_runs, evidence, rng
-from .trec_factoid import LABELS, N_DOCS, N_SLOTS, FactoidOptions, pools, respond
+from .common import check_positive, each_run, run_names
+from .model import ModelParams, confidence, draw_difficulty, draw_runs, rng
+from .trec_factoid import LABELS, N_DOCS, N_SLOTS, pools, respond
+from .trec_factoid import Options as FactoidOptions
 
 KIND = "trec-series"
 LIST_CODES = {1: "1", -1: "-1", 2: "2", 3: "3"}
@@ -79,7 +80,7 @@ DTD = """<?xml version="1.0" encoding="ISO-8859-1"?>
 
 
 @dataclass(frozen=True)
-class SeriesOptions:
+class Options:
     """Campaign size.  ``factoid``/``list`` default to 230/65 and 56/65 per series."""
 
     series: int = 65
@@ -103,7 +104,7 @@ class Layout:
     targets: list[str]
 
 
-def layout(seed: int, opts: SeriesOptions) -> Layout:
+def layout(seed: int, opts: Options) -> Layout:
     """Draw the series layout and question texts."""
     n_s = opts.series
     n_f = opts.factoid if opts.factoid is not None else round(opts.series * 230 / 65)
@@ -172,7 +173,7 @@ def series_xml(lay: Layout, year: int) -> str:
     return "".join(parts)
 
 
-def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = None,
+def simulate(out: str | Path, seed: int = 2004, opts: Options | None = None,
              params: ModelParams | None = None, quiet: bool = False,
              questions: pl.DataFrame | None = None) -> dict[str, int]:
     """Write the campaign to ``out``; return counts.  With ``questions`` (a
@@ -180,7 +181,7 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
     nuggets and list key are simulated for exactly those questions, every
     one of them judged, and ``questions.xml`` is not written (the config
     names the organizer's own file)."""
-    opts = opts or SeriesOptions()
+    opts = opts or Options()
     params = params or ModelParams()
     n_runs = check_positive("runs", opts.runs)
     out = Path(out)
@@ -246,13 +247,11 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
     runs = draw_runs(seed, KIND, n_runs, params)
     names = run_names(seed, KIND, runs, lambda team, i: f"{team}04{'abc'[i % 3]}")
     base = out / "judged" / "adjudicated"
-    written: set[Path] = set()
     fopts = FactoidOptions()
-    prog = progress(f"simulate {KIND}", n_runs, quiet)
-    for r in range(n_runs):
+
+    def write_run(r: int, g: np.random.Generator, z_all: np.ndarray) -> list[Path]:
+        paths: list[Path] = []
         tag = names[r]
-        g = rng(seed, KIND, "run", r)
-        z_all = evidence(seed, KIND, runs, r, difficulty, params)
         # factoid
         z = z_all[fq]
         conf = confidence(g, z, float(runs.noise[r]))
@@ -260,7 +259,7 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
         ans = flat_answers[np.arange(len(fq)) * N_SLOTS + slot]
         lines = [f"{qids[q]} {tag} {d} {LABELS[lab]} {a}".rstrip()
                  for q, d, lab, a in zip(fq, doc, label, ans, strict=True)]
-        written.add(_write(lines, base / "factoid" / f"{tag}.txt.gz"))
+        paths.append(_write(lines, base / "factoid" / f"{tag}.txt.gz"))
         # list
         verb = g.uniform(1.0, 6.0)
         lines = []
@@ -283,7 +282,7 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
                 else:
                     s, distinct = keys[i][inst[k]].split()[0] + "s", 0
                 lines.append(f"{qids[q]} {tag} {d} {LIST_CODES[int(code[k])]} {distinct} {s}")
-        written.add(_write(lines, base / "list" / f"{tag}.txt.gz"))
+        paths.append(_write(lines, base / "list" / f"{tag}.txt.gz"))
         # Other
         verbose = g.random() < 0.3
         n_mean = g.uniform(1.0, 3.0) if verbose else g.uniform(0.1, 0.8)
@@ -302,13 +301,25 @@ def simulate(out: str | Path, seed: int = 2004, opts: SeriesOptions | None = Non
                 d = other_docs[int(g.integers(len(other_docs)))]
                 one.append(f"{qids[q]} {tag} {item} {d} {' '.join(words)}")
                 two.extend(f"{qids[q]} {tag} {item} {k + 1}" for k in here)
-        written.add(_write(one, base / "other" / f"{tag}.txt.gz"))
-        written.add(_write(two, base / "other_nuggets" / f"{tag}.txt.gz"))
-        prog.update(r + 1)
-    clear_stale(out / "judged", written, ("*.txt.gz",))
+        paths.append(_write(one, base / "other" / f"{tag}.txt.gz"))
+        paths.append(_write(two, base / "other_nuggets" / f"{tag}.txt.gz"))
+        return paths
+
+    each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
+             out / "judged", ("*.txt.gz",), write_run)
     return {"series": opts.series, "factoid": len(fq), "list": len(lq), "other": len(oq),
             "list_judged": len(lq_j), "other_judged": len(oq_j), "runs": n_runs,
             "nuggets": int(sum(nug_n))}
+
+
+def simulate_for_questions(out: str | Path, questions_file: str | Path, seed: int = 2004,
+                           opts: Options | None = None, quiet: bool = False) -> dict[str, int]:
+    """Simulated runs, judgments, nuggets and list key for a campaign's own
+    series XML (read by the reader, so a file it refuses is refused here):
+    :func:`simulate` with those questions."""
+    from ..readers.trec_questions import read_series_xml
+
+    return simulate(out, seed, opts, quiet=quiet, questions=read_series_xml(questions_file))
 
 
 def _write(lines: list[str], path: Path) -> Path:
@@ -316,5 +327,5 @@ def _write(lines: list[str], path: Path) -> Path:
     return path
 
 
-__all__ = ["SeriesOptions", "simulate", "layout", "layout_from_questions", "series_xml",
+__all__ = ["Options", "simulate", "simulate_for_questions", "layout", "layout_from_questions", "series_xml",
            "N_DOCS"]

@@ -78,4 +78,9 @@ ANALYSIS = Analysis(
     shard_schema=kernel.COUNT_SCHEMA,
     merge=merge,
     sharded=always,
+    settings={"bootstrap": {"trials": 1000, "alpha": 0.05}},
+    schema={"bootstrap": {
+        "trials": {"type": "integer", "minimum": 10},
+        "alpha": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    }},
 )

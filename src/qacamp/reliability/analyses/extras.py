@@ -95,4 +95,10 @@ ANALYSIS = Analysis(
     folder="out",
     per="campaign",
     after=(("summary", "fit", "summary"), ("significance", "significance", "out")),
+    settings={"kendall": {"variant": ranking.DEFAULT_VARIANT}},
+    schema={"kendall": {"variant": {"enum": list(ranking.VARIANTS), "description": "tau_b "
+            "(default): as scipy, independent of run names, 1 for identical rankings; tau_a: "
+            "(C - D) / pairs, a pair tied in either ranking counting 0 (Voorhees 2003's "
+            "adjacent-swap tau averaged over random tie orders); tau_a_by_name: ties broken by "
+            "run name (changes when runs are renamed)."}}},
 )

@@ -102,4 +102,35 @@ ANALYSIS = Analysis(
              Output("summary", "swap_{measure}_summary.parquet", kernel.SUMMARY_SCHEMA)),
     stdout="summary",
     after=(("counts", "swap", "out"),),
+    # `fit` is the curve model (exp-binomial: a exp(-b c) by binomial maximum
+    # likelihood); `mode` extrapolate (Voorhees) or observed (c@1 paper Table 2:
+    # rates observed at `observed_at`, null = the largest size counted);
+    # `fitted_bins` "LO:HI" (lower bin edges) or null = all; below `min_runs` /
+    # `min_comparisons` the summary warns of weak evidence (docs/reliability.md)
+    settings={"swap": {"fit": curves.DEFAULT_MODEL, "level": 0.05, "mode": "extrapolate",
+                       "observed_at": None, "fitted_bins": None, "min_runs": kernel.MIN_RUNS,
+                       "min_comparisons": kernel.MIN_COMPARISONS}},
+    schema={"swap": {
+        "fit": {"enum": list(curves.MODELS), "description": "Curve and estimator of the "
+                "extrapolation (default exp-binomial: a exp(-b c) by binomial maximum "
+                "likelihood, sizes without swaps included; exp-loglinear: least squares on log "
+                "error rates)."},
+        "min_fit_size": {"type": "integer", "minimum": 1,
+                         "description": "Fit sizes >= this (inclusive)."},
+        "level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "mode": {"enum": list(kernel.MODES), "description": "extrapolate: required difference "
+                 "from the fitted error at the full size (Voorhees 2003, 2005); observed: from "
+                 "the swap rates observed at observed_at, no extrapolation (Penas & Rodrigo "
+                 "2011, Table 2)."},
+        "observed_at": {"type": ["integer", "null"], "minimum": 1, "description": "Subset "
+                        "size of the observed mode (one of the swap sizes; null: the "
+                        "largest)."},
+        "fitted_bins": {"type": ["string", "null"], "pattern": "^[0-9.]+:[0-9.]+$",
+                        "description": "LO:HI: fit only bins whose lower edge is in LO..HI "
+                                       "(e.g. 0.01:0.16, Voorhees 2003); null: all bins."},
+        "min_runs": {"type": "integer", "minimum": 2, "description": "Warn of weak evidence "
+                     "below this many runs (default 10)."},
+        "min_comparisons": {"type": "integer", "minimum": 1, "description": "Warn for bins "
+                            "with fewer comparisons (default 100)."},
+    }},
 )

@@ -177,6 +177,11 @@ class Analysis:
     sharded: Callable[[dict], bool] = never
     #: workflow: (option, analysis, output): this analysis reads that output (per measure)
     after: tuple[tuple[str, str, str], ...] = ()
+    #: the reliability plan's defaults of its settings, by plan section (qacamp.plan:
+    #: analysis defaults < kind < preset < the config's top level < campaign)
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: the config schema of those sections (``reliability.<section>``), by section
+    schema: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def option(self, dest: str) -> Option:
         return next(o for o in self.options if o.dest == dest)

@@ -115,4 +115,22 @@ ANALYSIS = Analysis(
     shard_schema=sig.COUNT_SCHEMA,
     merge=merge,
     sharded=resampled,
+    # the project's default, as no campaign's source documents a test of its own
+    # (docs/reliability.md, "Significance"); correction null = the test's default
+    settings={"significance": {"test": sig.DEFAULT_TEST, "correction": None,
+                               "permutations": sig.DEFAULT_PERMUTATIONS, "alpha": 0.05}},
+    schema={"significance": {
+        "test": {"enum": list(sig.TESTS), "description": "tukey-hsd (default): randomised "
+                 "Tukey HSD over all runs (Sakai), family-wise; randomisation: paired "
+                 "randomisation test per pair; t-test: paired t-test per pair (means only); "
+                 "anova-tukey: two-way ANOVA + Tukey HSD (Carterette 2012, means only)."},
+        "correction": {"enum": [*sig.CORRECTIONS, None], "description": "Correction of "
+                       "per-pair p-values (null: the test's default, holm for per-pair tests, "
+                       "none for the family-wise tukey-hsd and anova-tukey, which allow only "
+                       "none)."},
+        "permutations": {"type": "integer", "minimum": 1, "description": "Permutations of the "
+                         "permutation tests (default 10,000, for campaigns of fewer than ~200 "
+                         "runs); not used by t-test and anova-tukey, which draw none."},
+        "alpha": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    }},
 )

@@ -94,4 +94,18 @@ ANALYSIS = Analysis(
     shard_schema=COUNT_SCHEMA,
     merge=merge,
     sharded=always,
+    settings={"stability": {"fuzz": "0.01:0.10:0.01", "pairing": "shared"}},
+    schema={"stability": {
+        "size": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "half"}],
+                 "description": "subset size: an integer, or half (half the collection, the "
+                                "c@1 paper's c = 250 of 500)"},
+        "trials": {"type": "integer", "minimum": 1},
+        "pairing": {"enum": list(PAIRINGS), "description": "shared: one subset per trial for "
+                    "every pair; per-pair: a subset per pair and trial (the c@1 paper's Figure "
+                    "1)"},
+        "fuzz": {"type": "string", "pattern": "^([0-9]+(\\.[0-9]+)?:[0-9]+(\\.[0-9]+)?:[0-9]+"
+                 "(\\.[0-9]+)?|[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*)$",
+                 "description": "fuzziness grid lo:hi:step (inclusive) or a comma list of "
+                                "numbers, e.g. 0.01:0.10:0.01"},
+    }},
 )

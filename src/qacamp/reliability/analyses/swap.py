@@ -84,4 +84,18 @@ ANALYSIS = Analysis(
     shard_schema=SWAP_SCHEMA,
     merge=merge,
     sharded=always,
+    settings={"swap": {"bin_width": 0.01, "bins": 21, "pairing": "shared"}},
+    schema={"swap": {
+        "sizes": {"type": "string",
+                  "pattern": "^([0-9]+(:([0-9]+|half)(:([0-9]+|auto))?)?|half|[0-9]+(,[0-9]+)+)$",
+                  "description": "start:stop[:step] (inclusive) or a comma list of integers; "
+                                 "stop may be 'half' (the largest size two disjoint subsets of "
+                                 "the collection allow), step 'auto' (about 25 sizes); a lone "
+                                 "'half' is that size"},
+        "trials": {"type": "integer", "minimum": 1},
+        "bin_width": {"type": "number", "exclusiveMinimum": 0},
+        "bins": {"type": "integer", "minimum": 2, "maximum": MAX_BINS, "description":
+                 f"difference bins (default 21; at most {MAX_BINS}, qacamp.bounds.MAX_BINS)"},
+        "pairing": {"enum": list(PAIRINGS)},
+    }},
 )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..matrix import ScoreMatrix
-from . import SignificanceTest
+from .record import SignificanceTest
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
-from . import SignificanceTest
+from .record import SignificanceTest
 
 #: permutations per block of the mean kernel (fixed: see module docstring)
 CHUNK = 128

@@ -36,8 +36,9 @@ from ...errors import InputError, UsageError
 from .. import shards
 from ..matrix import ScoreMatrix
 from ..seeds import shard_trials
-from . import DEFAULT_PERMUTATIONS, TESTS, randomisation
 from .corrections import CORRECTIONS, adjust
+from .randomisation import MAX_EXACT_UNITS
+from .registry import DEFAULT_PERMUTATIONS, TESTS
 
 PAIR_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                "statistic": pl.Float64, "diff": pl.Float64, "p_value": pl.Float64,
@@ -84,8 +85,8 @@ def check_settings(matrix: ScoreMatrix, test: str, correction: str | None,
         if not t.exact:
             raise UsageError(f"{t.title} has no exact mode (only: "
                              + ", ".join(x.name for x in TESTS.values() if x.exact) + ")")
-        if matrix.n_units > randomisation.MAX_EXACT_UNITS:
-            raise UsageError(f"exact enumeration needs at most {randomisation.MAX_EXACT_UNITS} "
+        if matrix.n_units > MAX_EXACT_UNITS:
+            raise UsageError(f"exact enumeration needs at most {MAX_EXACT_UNITS} "
                              f"units (2^n assignments); the matrix has {matrix.n_units}")
         return corr, 2 ** matrix.n_units
     if t.resampling:

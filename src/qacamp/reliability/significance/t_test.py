@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import ScoreMatrix
-from . import SignificanceTest
+from .record import SignificanceTest
 
 
 def pair_tests(matrix: ScoreMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -25,8 +25,8 @@ import numpy as np
 from ...errors import UsageError
 from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
-from . import SignificanceTest
 from .randomisation import tolerance
+from .record import SignificanceTest
 
 CELL_BUDGET = 4_000_000
 

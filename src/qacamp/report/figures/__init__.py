@@ -16,7 +16,7 @@ labels from the registry:
 
 from __future__ import annotations
 
-from .. import natural_key
+from ...names import natural_key
 from .base import DPI, save_figure
 from .campaign import reading_tests_figure, series_boxplot_figure, top_runs_figure
 from .stability import stability_figure

@@ -12,7 +12,7 @@ import polars as pl
 
 from ...errors import InputError
 from ...measures import label
-from .. import is_baseline, natural_key
+from ...names import is_baseline, natural_key
 from .base import LEVEL_COLOR, colors, footnote, new_figure, style
 
 

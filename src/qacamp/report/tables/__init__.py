@@ -1,8 +1,8 @@
 """Paper tables as pure functions: score / reliability frames in, :class:`Table` out.
 
 - :mod:`.base`: :class:`Table`, :class:`Column` and the frame helpers;
-- :mod:`.runs`: run tables per campaign kind, c@1 vs accuracy, per-unit
-  breakdowns, the editions overview;
+- :mod:`.runs`: run tables per campaign kind, c@1 vs accuracy;
+- :mod:`.breakdowns`: per-unit breakdowns, the editions overview;
 - :mod:`.reliability`: swap summary, Kendall tau, assessor agreement,
   bootstrap, distributions;
 - :mod:`.significance`: the significance tests, the letters of runs that
@@ -30,6 +30,7 @@ from .base import (
     score_format,
     wide_scores,
 )
+from .breakdowns import breakdown_table, editions_table
 from .reliability import (
     agreement_counts,
     agreement_table,
@@ -43,9 +44,7 @@ from .reliability import (
 )
 from .runs import (
     PAN_TABLE_MEASURES,
-    breakdown_table,
     c_at_1_table,
-    editions_table,
     generic_run_table,
     nonresponse_run_table,
     pan_run_table,

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ...errors import InputError
+from ...kinds import KINDS
 from ...measures import label
+from ...names import BASELINE_PREFIX
 
 #: Number formats of a column: text, a measure name (printed as its registry
 #: label, the CSV keeps the name), integer, fixed decimals, a percentage (the
@@ -144,7 +146,7 @@ def wide_scores(runs: pl.DataFrame, judgment_set: str, scope: str = "all",
 
 
 def block_expr() -> pl.Expr:
-    return (pl.when(pl.col("run").str.starts_with("baseline:"))
+    return (pl.when(pl.col("run").str.starts_with(BASELINE_PREFIX))
             .then(pl.lit(BLOCK_BASELINES)).otherwise(pl.lit(BLOCK_RUNS)).alias("block"))
 
 
@@ -180,15 +182,13 @@ def measure_header(name: str) -> str:
     return cap(label(name)) if name in REGISTRY else str(name)
 
 
-#: Decimals of the scores on a campaign's page and in its tables: two for the
-#: CLEF kinds scored with c@1 (as the c@1 paper's and QA4MRE overviews' tables
-#: print c@1, accuracy and UF), three otherwise (TREC's CWS, series scores;
-#: PAN's measures).  One number of decimals per measure across a page.
-SCORE_DECIMALS = {"qa4mre": 2, "clef-qa": 2}
-
-
 def score_decimals(kind: str | None) -> int:
-    return SCORE_DECIMALS.get(kind or "", 3)
+    """Decimals of the scores on a campaign's page and in its tables (the kind
+    record's ``score_decimals``: two for the CLEF kinds scored with c@1, as the
+    c@1 paper's and QA4MRE overviews' tables print c@1, accuracy and UF; three
+    otherwise: TREC's CWS, series scores, PAN's measures).  One number of
+    decimals per measure across a page."""
+    return KINDS[kind].score_decimals if kind in KINDS else 3
 
 
 def score_format(kind: str | None) -> str:
@@ -213,4 +213,4 @@ def questions_per_run(units: pl.DataFrame, judgment_set: str, measure: str = "ac
 __all__ = ["Column", "Table", "FORMATS", "ALIASES", "BLOCK_RUNS", "BLOCK_BASELINES", "pick",
            "require_columns", "judgment_sets", "choose_judgment_set", "wide_scores",
            "block_expr", "require_measures", "sort_runs", "cap", "measure_header",
-           "cast_counts", "questions_per_run", "score_decimals", "score_format", "SCORE_DECIMALS"]
+           "cast_counts", "questions_per_run", "score_decimals", "score_format"]

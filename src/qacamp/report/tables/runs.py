@@ -15,13 +15,12 @@ from dataclasses import replace
 
 import polars as pl
 
-from ...errors import InputError
-from ...measures import KIND_MEASURES, label
+from ...kinds import KINDS
+from ...measures import label
 from .base import (
     BLOCK_RUNS,
     Column,
     Table,
-    cap,
     cast_counts,
     measure_header,
     questions_per_run,
@@ -51,7 +50,8 @@ C_AT_1_NOTE = ("c@1 = (nR + nU nR / n) / n and accuracy = nR / n, with nR right,
 def set_phrase(judgment_set: str, kind: str | None = None) -> str:
     """`` (judgment set X)`` for a caption; nothing for a score matrix, whose
     single "judgment set" is only the name of its one column of scores."""
-    return "" if kind == "score-matrix" else f" (judgment set {judgment_set})"
+    return "" if kind in KINDS and KINDS[kind].family == "matrix" else \
+        f" (judgment set {judgment_set})"
 
 
 def blocks_phrase(frame: pl.DataFrame) -> str:
@@ -133,6 +133,27 @@ def trec_factoid_run_table(runs: pl.DataFrame, judgment_set: str,
                  "Table 1).", out, cols, block="block", notes=(NIL_NOTE,))
 
 
+def final_score_run_table(runs: pl.DataFrame, judgment_set: str,
+                          what: str = "runs.parquet") -> Table:
+    """TREC 2003: run, the final score and its components (factoid accuracy,
+    list F, definition F), then CWS; sorted by the final score, "FinalScore =
+    .5FactoidAccuracy + .25ListAveF + .25DefinitionAveF" (Voorhees 2005 on
+    the TREC 2003 evaluation; measure ``type_score``).  A component the
+    campaign skipped is left out."""
+    wide = wide_scores(runs, judgment_set, what=what)
+    require_measures(wide, ("type_score", "accuracy", "cws"), what)
+    keys = ["type_score", "accuracy"] + [k for k in ("list_f", "other_f") if k in wide.columns] \
+        + ["cws"]
+    out = sort_runs(wide, "type_score").select("block", "run", *keys)
+    headers = {"type_score": "Final score", "accuracy": "Factoid accuracy", "list_f": "List F",
+               "other_f": "Definition F", "cws": "CWS"}
+    cols = (Column("run", "Run", "text"),) + tuple(Column(k, headers[k], "f3") for k in keys)
+    return Table("runs", f"Run scores (judgment set {judgment_set}): the final score, 0.5 "
+                 "factoid accuracy + 0.25 list F + 0.25 definition F, and its components, "
+                 f"sorted by the final score{blocks_phrase(out)} (TREC 2003; Voorhees 2005).",
+                 out, cols, block="block")
+
+
 def series_run_table(runs: pl.DataFrame, judgment_set: str,
                      what: str = "runs.parquet") -> Table:
     """TREC 2004-2007: run, average per-series score, factoid accuracy, list F,
@@ -159,7 +180,7 @@ def nonresponse_run_table(runs: pl.DataFrame, judgment_set: str, kind: str,
     topic (in natural order, headed by the gold's topic name when it has one).
     Sorted by c@1, baselines in their own block.  The correctly-discarded note
     names the runs whose 1.00 comes from abstaining without a candidate."""
-    from .. import natural_key
+    from ...names import natural_key
 
     wide = wide_scores(runs, judgment_set, what=what)
     require_measures(wide, ("c_at_1", "accuracy", "correctly_discarded", "n_right",
@@ -167,7 +188,7 @@ def nonresponse_run_table(runs: pl.DataFrame, judgment_set: str, kind: str,
     counts = ["n_right", "n_wrong", "n_unanswered"]
     fmt = score_format(kind)
     extra: list[Column] = []
-    if kind == "qa4mre":
+    if KINDS[kind].reading_tests:
         require_measures(wide, ("tests_passed",), what)
         counts.append("tests_passed")
         extra.append(Column("tests_passed", "Tests passed", "int"))
@@ -210,10 +231,9 @@ def undefined_discarded(wide: pl.DataFrame) -> pl.DataFrame:
                              .alias("correctly_discarded"))
 
 
-#: The PAN measures of the run table, in the registry's order (the PAN overviews'
-#: columns: AUC, c@1, F0.5u, F1, Brier, overall).
-PAN_TABLE_MEASURES = tuple(m for m in KIND_MEASURES["pan"]
-                           if m in ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall"))
+#: The PAN measures of the run table (the PAN overviews' columns: AUC, c@1,
+#: F0.5u, F1, Brier, overall).
+PAN_TABLE_MEASURES = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
 
 
 def pan_run_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parquet") -> Table:
@@ -254,8 +274,9 @@ def generic_run_table(runs: pl.DataFrame, judgment_set: str,
     out = sort_runs(wide, keys[0]).select("block", "run", *keys)
     cols = (Column("run", "Run", "text"),) + tuple(Column(k, measure_header(k), "f3")
                                                    for k in keys)
+    matrix = kind in KINDS and KINDS[kind].family == "matrix"
     over = (f": the mean {label(keys[0])} over the {n_units:,} {plural(unit, n_units)} of the "
-            "score matrix" if kind == "score-matrix" and n_units else "")
+            "score matrix" if matrix and n_units else "")
     return Table("runs", f"Run scores{set_phrase(judgment_set, kind)}{over}, sorted by "
                  f"{label(keys[0])}{blocks_phrase(out)}.", out, cols, block="block")
 
@@ -264,22 +285,25 @@ def run_table(runs: pl.DataFrame, kind: str, judgment_set: str,
               units: pl.DataFrame | None = None, what: str = "runs.parquet",
               measures: Sequence[str] | None = None,
               topic_names: dict[str, str] | None = None,
-              n_units: int | None = None, unit: str = "unit") -> Table:
-    """The run table of a campaign kind; every measure of ``measures`` (those
-    with a reliability analysis) is a column (:func:`add_measure_columns`)."""
-    if kind == "trec-factoid":
-        table = trec_factoid_run_table(runs, judgment_set, units, what=what)
-    elif kind == "trec-series":
-        table = series_run_table(runs, judgment_set, what=what)
-    elif kind == "pan":
-        table = pan_run_table(runs, judgment_set, what=what)
-    elif kind in ("qa4mre", "clef-qa"):
-        table = nonresponse_run_table(runs, judgment_set, kind, what=what,
-                                      topic_names=topic_names)
-    else:
+              n_units: int | None = None, unit: str = "unit", table: str | None = None) -> Table:
+    """The run table of a campaign: the builder ``table`` names (default: its
+    kind record's ``run_table``; a campaign's edition may name its own, TREC
+    2003's ``final_score``); every measure of ``measures`` (those with a
+    reliability analysis) is a column (:func:`add_measure_columns`)."""
+    builders = {
+        "trec_factoid": lambda: trec_factoid_run_table(runs, judgment_set, units, what=what),
+        "final_score": lambda: final_score_run_table(runs, judgment_set, what=what),
+        "series": lambda: series_run_table(runs, judgment_set, what=what),
+        "pan": lambda: pan_run_table(runs, judgment_set, what=what),
+        "nonresponse": lambda: nonresponse_run_table(runs, judgment_set, kind, what=what,
+                                                     topic_names=topic_names),
+    }
+    name = table or (KINDS[kind].run_table if kind in KINDS else "generic")
+    if name not in builders:
         return generic_run_table(runs, judgment_set, measures, what=what, kind=kind,
                                  n_units=n_units, unit=unit)
-    return add_measure_columns(table, runs, judgment_set, measures, score_format(kind), what)
+    return add_measure_columns(builders[name](), runs, judgment_set, measures,
+                               score_format(kind), what)
 
 
 def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parquet") -> Table:
@@ -300,114 +324,6 @@ def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parque
                  "(Penas & Rodrigo 2011, Table 3).", out, cols, block="block")
 
 
-# --------------------------------------------------------------------------- breakdowns
-
-#: trec-series: the measure of each question type's component (Voorhees 2005:
-#: factoid accuracy, list F, Other F).
-SERIES_TYPE_MEASURES = {"FACTOID": "accuracy", "LIST": "list_f", "OTHER": "other_f",
-                        "DEFINITION": "other_f"}
-#: The measure broken down per unit, per campaign kind.
-BREAKDOWN_MEASURES = {"trec-factoid": "accuracy", "trec-series": "series_score",
-                      "qa4mre": "c_at_1", "clef-qa": "c_at_1", "pan": "c_at_1"}
-SCOPE_NAMES = {"qtype": "question type", "topic": "topic", "test": "reading test",
-               "series": "series"}
-
-
-def breakdown_measure(kind: str, scope: str, unit: str) -> str:
-    if kind == "trec-series" and scope == "qtype":
-        return SERIES_TYPE_MEASURES.get(str(unit).upper(), "accuracy")
-    return BREAKDOWN_MEASURES.get(kind, "accuracy")
-
-
-def breakdown_table(runs: pl.DataFrame, judgment_set: str, kind: str, scope: str,
-                    what: str = "runs.parquet",
-                    topic_names: dict[str, str] | None = None) -> Table:
-    """Scores per unit of ``scope`` (question type, topic, reading test, series)
-    across the participants' runs (baselines excluded): number of runs, mean,
-    median and best score, and the best run (ties: first by name).  The measure
-    is the kind's main per-unit measure (:func:`breakdown_measure`); for
-    question series per question type, the type's component.  Units in
-    natural order (3.9 before 3.10); topics with the gold's name when it has
-    one; zero rows when the scope was not scored."""
-    from .. import is_baseline, natural_key
-
-    df = runs.filter((pl.col("judgment_set") == judgment_set) & (pl.col("scope") == scope)
-                     & pl.col("value").is_not_null())
-    df = df.filter(~pl.col("run").map_elements(is_baseline, return_dtype=pl.Boolean)) \
-        if df.height else df
-    rows = []
-    for unit in sorted(df["unit"].unique().to_list(), key=natural_key):
-        m = breakdown_measure(kind, scope, unit)
-        sel = df.filter((pl.col("unit") == unit) & (pl.col("measure") == m))
-        if sel.is_empty():
-            continue
-        best = sel.sort(["value", "run"], descending=[True, False]).row(0, named=True)
-        rows.append({"unit": str(unit), "measure": label(m), "runs": sel.height,
-                     "mean": sel["value"].mean(), "median": sel["value"].median(),
-                     "best": best["value"], "best_run": best["run"]})
-    out = pl.DataFrame(rows, schema={"unit": pl.String, "measure": pl.String,
-                                     "runs": pl.Int64, "mean": pl.Float64,
-                                     "median": pl.Float64, "best": pl.Float64,
-                                     "best_run": pl.String})
-    name = SCOPE_NAMES.get(scope, scope)
-    measures = out["measure"].unique(maintain_order=True).to_list()
-    cols = [Column("unit", cap(name), "text")]
-    names = {u: n for u, n in (topic_names or {}).items()} if scope == "topic" else {}
-    if names and out.height:
-        out = out.with_columns(pl.col("unit").replace_strict(names, default=None)
-                               .alias("name")).select("unit", "name", *[
-                                   c for c in out.columns if c != "unit"])
-        cols.append(Column("name", "Name", "text"))
-    if len(measures) > 1:
-        cols.append(Column("measure", "Measure", "text"))
-    fmt = score_format(kind)
-    cols += [Column("runs", "Runs", "int"), Column("mean", "Mean", fmt),
-             Column("median", "Median", fmt), Column("best", "Best", fmt),
-             Column("best_run", "Best run", "text")]
-    what_m = measures[0] if len(measures) == 1 else "the score of each type's component"
-    return Table(f"by_{scope}", f"{cap(what_m)} per {name} across the participants' runs (judgment set {judgment_set}; "
-                 "baselines excluded): mean, median and best score, and the best run.",
-                 out, tuple(cols))
-
-
-# --------------------------------------------------------------------------- editions
-
-def editions_table(editions: Sequence[tuple[str, pl.DataFrame, str]],
-                   measure: str = "c_at_1") -> Table:
-    """QA4MRE overview Table 1: per edition (label, runs frame, judgment set):
-    number of runs, average and best ``measure`` over the participants' runs
-    (baselines excluded), the best run, and the average share of unanswered
-    questions (n_unanswered / (n_right + n_wrong + n_unanswered))."""
-    rows = []
-    for edition, runs, js in editions:
-        wide = wide_scores(runs, js, what=f"{edition}: runs.parquet")
-        require_measures(wide, (measure, "n_right", "n_wrong", "n_unanswered"),
-                         f"{edition}: runs.parquet")
-        part = wide.filter(pl.col("block") == BLOCK_RUNS)
-        if part.is_empty():
-            raise InputError(f"{edition}: runs.parquet", None, "no participant runs "
-                             "(only baselines)", "check the campaign's runs")
-        n = pl.col("n_right") + pl.col("n_wrong") + pl.col("n_unanswered")
-        part = part.with_columns(pl.when(n > 0).then(100.0 * pl.col("n_unanswered") / n)
-                                 .otherwise(None).alias("pct_u"))
-        best = part.sort([measure, "run"], descending=[True, False], nulls_last=True).row(
-            0, named=True)
-        rows.append({"edition": edition, "runs": part.height,
-                     "average": part[measure].mean(), "best": best[measure],
-                     "best_run": best["run"], "pct_unanswered": part["pct_u"].mean()})
-    out = pl.DataFrame(rows, schema={"edition": pl.String, "runs": pl.Int64,
-                                     "average": pl.Float64, "best": pl.Float64,
-                                     "best_run": pl.String, "pct_unanswered": pl.Float64})
-    name = label(measure)
-    cols = (Column("edition", "Edition", "text"), Column("runs", "Runs", "int"),
-            Column("average", f"Average {name}", "f2"), Column("best", f"Best {name}", "f2"),
-            Column("best_run", "Best run", "text"),
-            Column("pct_unanswered", "Average % unanswered", "pct1"))
-    return Table("editions", f"Overview of results per edition: average and best {name} "
-                 "over the participants' runs (baselines excluded) and the average "
-                 "percentage of unanswered questions (QA4MRE overview, Table 1).", out, cols)
-
-
-__all__ = ["run_table", "trec_factoid_run_table", "series_run_table", "nonresponse_run_table",
-           "pan_run_table", "generic_run_table", "c_at_1_table", "breakdown_table",
-           "editions_table", "undefined_discarded", "PAN_TABLE_MEASURES"]
+__all__ = ["run_table", "trec_factoid_run_table", "final_score_run_table", "series_run_table", "nonresponse_run_table",
+           "pan_run_table", "generic_run_table", "c_at_1_table", "undefined_discarded",
+           "PAN_TABLE_MEASURES"]

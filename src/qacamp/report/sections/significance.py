@@ -1,12 +1,14 @@
-"""The "Significance" part of a campaign's report (issue 18) and the letters of
-runs that cannot be told apart (issue 20), assembled from the campaign's
+"""The "Significance" part of a campaign's report and the letters of runs
+that cannot be told apart, assembled from the campaign's
 ``reliability/significance_<m>.parquet``, ``significance_<m>_summary.parquet``,
 ``equivalence_<m>.parquet`` and ``bootstrap_<m>.parquet`` (pure: frames in,
 tables, figures and page context out; used when the files are present).
 
-Hooks: :func:`run_table_with_letters` (the run table gets the letter columns
-of its sort measure), :func:`significance_tables`, :func:`significance_figures`
-and :func:`significance_section` (the page's part).
+The section's record (:data:`SECTION`): :func:`run_table_with_letters` (the
+run table gets the letter columns of its sort measure),
+:func:`significance_tables`, :func:`significance_figures` and
+:func:`significance_section` (the page's part, template
+``significance.html.j2``).
 """
 
 from __future__ import annotations
@@ -16,17 +18,21 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from ..measures import label
-from .campaign import Campaign
-from .figures.base import plural
-from .tables import Table
-from .tables.significance import (
+from ...measures import label
+from ...names import BASELINE_PREFIX
+from ..campaign import Campaign
+from ..figures.base import plural
+from ..figures.significance import significance_matrix_figure
+from ..html import figure_view, table_view
+from ..tables import Table
+from ..tables.significance import (
     add_letters,
     agreement_of_analyses_table,
     letters_table,
     significance_table,
     title_of_test,
 )
+from .record import Section
 
 
 def summaries(c: Campaign) -> dict[str, dict]:
@@ -49,9 +55,7 @@ def letter_frames(c: Campaign) -> dict[str, pl.DataFrame]:
 
 
 def run_table_with_letters(c: Campaign, table: Table) -> Table:
-    from .overview import main_measure
-
-    m = main_measure(c)
+    m = c.headline
     frames = letter_frames(c) if c.reliability else {}
     if m not in frames:
         return table
@@ -78,13 +82,11 @@ def significance_tables(c: Campaign) -> list[Table]:
 def _runs_by_score(c: Campaign, m: str) -> list[str]:
     runs = c.runs.filter((pl.col("judgment_set") == c.judgment_set) & (pl.col("scope") == "all")
                          & (pl.col("measure") == m)
-                         & ~pl.col("run").str.starts_with("baseline:"))
+                         & ~pl.col("run").str.starts_with(BASELINE_PREFIX))
     return runs.sort(["value", "run"], descending=[True, False], nulls_last=True)["run"].to_list()
 
 
 def significance_figures(c: Campaign) -> dict:
-    from .figures.significance import significance_matrix_figure
-
     figs = {}
     for m, row in (summaries(c) if c.reliability else {}).items():
         pairs = c.rel(f"significance_{m}.parquet")
@@ -131,9 +133,6 @@ def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> 
 
 def significance_section(c: Campaign, tables: Mapping[str, Table],
                          figures: Mapping[str, bytes]) -> dict | None:
-    from .html import table_view
-    from .overview import _figure
-
     sums = summaries(c) if c.reliability else {}
     frames = letter_frames(c) if c.reliability else {}
     if not sums and not frames:
@@ -151,7 +150,7 @@ def significance_section(c: Campaign, tables: Mapping[str, Table],
                    f"the best run; dots mark the pairs significant at alpha {row['alpha']:g}.")
         figure = None
         if f"significance_{m}" in figures:
-            figure = _figure(f"significance_{m}", figures,
+            figure = figure_view(f"significance_{m}", figures,
                              f"Adjusted p-values of {label(m)} between runs", caption)
         measures.append({"measure": m, "title": label(m), "sentences": [s for s in sentences if s],
                          "figure": figure, "warning": row.get("warning")})
@@ -162,5 +161,9 @@ def significance_section(c: Campaign, tables: Mapping[str, Table],
     return {"measures": measures, "tables": views, "notes": notes}
 
 
-__all__ = ["letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
+SECTION = Section("significance", "Significance", "significance", "significance.html.j2",
+                  significance_tables, significance_figures, significance_section,
+                  run_table_with_letters)
+
+__all__ = ["SECTION", "letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
            "significance_section", "significance_sentence", "significance_tables", "summaries"]

@@ -1,0 +1,114 @@
+"""The shape of a campaign kind's record (:mod:`qacamp.kinds`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A year or edition whose rules change what a campaign's pages say: it
+    applies when the campaign's preset is one of ``presets`` or a question type
+    of ``qtypes`` is scored."""
+
+    name: str
+    title: str  # the kind as the pages name it: "TREC 2003 question answering ..."
+    headline: str  # the measure the pages are headed, ranked and titled by
+    label: str  # how the pages name it: "final score"
+    run_table: str  # the report's run-table builder
+    presets: tuple[str, ...] = ()
+    qtypes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A campaign key of the kind that ingest checks and passes on in the
+    resolved campaign's ``options`` (``bounds``: a number's range)."""
+
+    key: str
+    default: Any = None
+    bounds: Mapping[str, Any] | None = None
+
+
+#: an ``argparse`` option of ``qacamp eval``: flags and keywords
+EvalOption = tuple[tuple[str, ...], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One campaign kind (module docstring)."""
+
+    name: str
+    title: str
+    #: run-table and page measure; None: the campaign's own ``measure`` (score matrices)
+    headline: str | None
+    measures: tuple[str, ...]
+    #: reliability plan defaults (qacamp.plan): measures, unit, swap, stability
+    reliability: Mapping[str, Any]
+    judgment_set: str
+    required: tuple[str, ...]
+    file_keys: tuple[str, ...]
+    #: ingest: (module of qacamp.ingest, function) reading the campaign's files
+    ingest: tuple[str, str]
+    #: the kind's branch of the config schema (properties and required keys)
+    schema: Mapping[str, Any]
+    #: "trec": judged TREC runs; "gold": runs judged against a gold standard;
+    #: "matrix": a score matrix computed elsewhere
+    family: str = "gold"
+    editions: tuple[Edition, ...] = ()
+    #: judged kinds: the parts a judgment set may have, and the one a plain list is
+    judgment_parts: tuple[str, ...] = ()
+    plain_part: str | None = None
+    skippable: tuple[str, ...] = ()
+    scoring_keys: tuple[str, ...] = ()
+    pattern_keys: tuple[str, ...] = ()
+    settings: tuple[Setting, ...] = ()
+    #: the run files' config key (gold kinds; judged kinds give judgment sets)
+    runs_key: str | None = None
+    #: scoring: per-series scores; QA4MRE reading tests (baselines, auxiliary
+    #: questions); PAN verification (values in [0, 1] per problem)
+    series: bool = False
+    reading_tests: bool = False
+    verification: bool = False
+    #: runs may abstain: c@1 and the non-response measures
+    nonresponse: bool = False
+    #: campaigns naming an edition form the multi-edition table (QA4MRE Table 1)
+    editions_table: bool = False
+    #: what a unit is called on the pages (PAN: problem)
+    unit_name: str = "question"
+    score_decimals: int = 3
+    #: report: the run-table builder and the measure broken down per unit
+    run_table: str = "generic"
+    breakdown_measure: str = "accuracy"
+    figures: tuple[str, ...] = ()
+    #: campaign-level Kendall tau between these rankings of the primary set
+    kendall_pairs: tuple[tuple[str, str], ...] = ()
+    #: the scores' columns the scoring does not read (qacamp score's check)
+    unused_columns: tuple[str, ...] = ("docid", "score")
+    #: simulator module of qacamp.simulate (None: none), and the questions file it can reuse
+    simulator: str | None = None
+    simulate_questions: str | None = None
+    #: qacamp eval: one-line help and the kind's own options (None: not evaluable)
+    eval_help: str | None = None
+    eval_options: tuple[EvalOption, ...] = ()
+    #: qacamp eval / qacamp.evaluate: the path keys, and the key naming the questions
+    path_keys: tuple[str, ...] = ()
+    questions_key: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        """Runs come judged in judgment sets (TREC kinds)."""
+        return self.family == "trec"
+
+    def edition(self, preset: str | None = None, qtypes=()) -> Edition | None:
+        """The edition whose rules apply to a campaign with this preset and these
+        question types (None: the kind's own)."""
+        for e in self.editions:
+            if (preset is not None and preset in e.presets) or set(e.qtypes) & set(qtypes):
+                return e
+        return None
+
+
+__all__ = ["Kind", "Edition", "Setting", "EvalOption"]
