@@ -27,7 +27,7 @@ from .bounds import parse_grid
 from .config import primary_judgment_set, schema_error, short
 from .errors import ConfigError, UsageError
 from .kinds import KINDS
-from .presets import preset_settings
+from .presets import PRESETS, preset_settings
 from .reliability.analyses import ANALYSES
 
 #: the analysis seed when the config names none
@@ -78,8 +78,8 @@ def configured(campaign: dict, global_cfg: dict | None, section: str, key: str) 
 
 def config_schema(schema_path: str | Path) -> dict:
     """The workflow config's schema: the file's, with the analyses' sections of
-    ``reliability`` and each kind's keys (a branch of ``campaign``) from their
-    records."""
+    ``reliability`` and each kind's keys (a branch of ``campaign``; the names
+    of its presets) from their records."""
     import yaml
 
     with open(schema_path, encoding="utf-8") as fh:
@@ -91,12 +91,16 @@ def config_schema(schema_path: str | Path) -> dict:
                                           "properties": {}})["properties"].update(properties)
     campaign = schema["$defs"]["campaign"]
     campaign["properties"]["kind"] = {"enum": list(KINDS)}
-    campaign["allOf"] = [
-        {"if": {"properties": {"kind": {"const": k.name}}},
-         "then": {"required": list(k.schema["required"]), "additionalProperties": False,
-                  "properties": {"kind": {}, "title": {}, "reliability": {},
-                                 **k.schema["properties"]}}}
-        for k in KINDS.values()]
+    campaign["allOf"] = []
+    for k in KINDS.values():
+        properties = {"kind": {}, "title": {}, "reliability": {}, **k.schema["properties"]}
+        if "preset" in properties:
+            properties["preset"] = {**properties["preset"], "enum": [
+                p.name for p in PRESETS.values() if k.name in p.kinds]}
+        campaign["allOf"].append({
+            "if": {"properties": {"kind": {"const": k.name}}},
+            "then": {"required": list(k.schema["required"]), "additionalProperties": False,
+                     "properties": properties}})
     return schema
 
 

@@ -36,8 +36,8 @@ KIND = Kind(
     schema={
         "required": ["kind", "questions", "runs"],
         "properties": {
-            "preset": {"enum": ["clef2009"], "description": "the c@1 paper's analysis of CLEF "
-                       "QA 2009 (docs/presets.md)"},
+            "preset": {"description": "the c@1 paper's analysis of CLEF QA 2009 "
+                       "(docs/presets.md)"},
             "questions": {"type": "string", "description": "TSV with header qid (and optional "
                           "language, text)"},
             "runs": {"$ref": "#/$defs/files"},

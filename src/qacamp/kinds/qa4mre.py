@@ -66,8 +66,7 @@ KIND = Kind(
             "edition": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]*$",
                         "description": "Edition label for multi-edition overviews, e.g. 2013 "
                                        "(letters, digits, space . _ -)."},
-            "preset": {"enum": ["qa4mre2011", "qa4mre2012", "qa4mre2013"],
-                       "description": "the edition's method parameters (docs/presets.md)"},
+            "preset": {"description": "the edition's method parameters (docs/presets.md)"},
             "language": {"type": "string", "pattern": "^[A-Za-z]{2,3}$",
                          "description": "a two- or three-letter language code (default EN)"},
             "main_questions": {"type": "integer", "minimum": 1, "description": "main "

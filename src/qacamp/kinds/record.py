@@ -52,7 +52,8 @@ class Kind:
     file_keys: tuple[str, ...]
     #: ingest: (module of qacamp.ingest, function) reading the campaign's files
     ingest: tuple[str, str]
-    #: the kind's branch of the config schema (properties and required keys)
+    #: the kind's branch of the config schema (properties and required keys; the
+    #: ``preset`` key's names come from the presets of the kind, qacamp.presets)
     schema: Mapping[str, Any]
     #: "trec": judged TREC runs; "gold": runs judged against a gold standard;
     #: "matrix": a score matrix computed elsewhere

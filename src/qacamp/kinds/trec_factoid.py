@@ -76,8 +76,8 @@ KIND = Kind(
     schema={
         "required": ["kind", "questions", "judgment_sets"],
         "properties": {
-            "preset": {"enum": ["trec2002", "trec2003"], "description": "the campaign's method "
-                       "parameters as its paper set them (docs/presets.md)"},
+            "preset": {"description": "the campaign's method parameters as its paper set them "
+                       "(docs/presets.md)"},
             **SCHEMA,
             "run_format": {"enum": ["single", "ranked"], "description": "single: one answer "
                            "per question (TREC 2002 on, default); ranked: `qid tag rank docid "

@@ -80,9 +80,8 @@ KIND = Kind(
             "year": {"type": "integer", "minimum": 2004, "maximum": 2007, "description": "TREC "
                      "year: decides the series weights and the Other score (required unless "
                      "the preset sets it)"},
-            "preset": {"enum": ["trec2004", "trec2005", "trec2006", "trec2007"], "description":
-                       "the campaign's method parameters as its paper or guidelines set them "
-                       "(docs/presets.md)"},
+            "preset": {"description": "the campaign's method parameters as its paper or "
+                       "guidelines set them (docs/presets.md)"},
             "other_score": {"enum": ["nugget", "pyramid"], "description": "Other score of the "
                             "series score: the single-assessor nugget F (through 2006) or the "
                             "pyramid F (2007 default)"},
