@@ -2,7 +2,7 @@
 
 :func:`read_campaign` reads and checks every raw file of one campaign (its
 config dict exactly as in ``workflow/schemas/config.schema.yaml``) into an
-accumulator (:mod:`.acc`) of *all* the tables of :data:`qacamp.SCHEMAS`
+accumulator (:mod:`.accumulator`) of *all* the tables of :data:`qacamp.SCHEMAS`
 (empty ones for what the kind lacks): in memory, or with a spill folder
 (``qacamp ingest``) the run tables on disk a file's frame at a time.
 :func:`ingest_campaign` returns its tables as frames, conformed and in
@@ -56,7 +56,7 @@ from ..io import Spill, write_parquet, write_parquet_parts, write_text, writing
 from ..io.parquet import ROW_GROUP
 from ..kinds import KINDS
 from ..tables import SCHEMAS, canonical_order, conform, empty
-from .acc import Acc
+from .accumulator import Acc
 from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
 
 
@@ -80,7 +80,7 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
                   progress: Callable[[int, int], None] | None = None,
                   spill: Spill | None = None) -> Acc:
     """Read and check one campaign's raw files (the one reading path of
-    ``qacamp ingest`` and ``qacamp eval``) -> the :class:`~.acc.Acc` holding
+    ``qacamp ingest`` and ``qacamp eval``) -> the :class:`~.accumulator.Acc` holding
     its tables: in memory, or with ``spill`` its run tables on disk.
     ``progress(done, total)`` is called after each run file is read."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
@@ -134,7 +134,7 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     ``<outdir>/campaign.json`` (sorted keys, indent 2), all or nothing.
 
     ``tabs``: the frames :func:`ingest_campaign` returns, or the
-    :class:`~.acc.Acc` of :func:`read_campaign` (its spilled run tables are
+    :class:`~.accumulator.Acc` of :func:`read_campaign` (its spilled run tables are
     written a row group at a time, in canonical order, with the bytes the
     frames would give); ``row_group``: rows per Parquet row group.
     ``outdir`` is claimed as a ``qacamp ingest`` output folder

@@ -1,4 +1,4 @@
-"""The cross-file checks shared by the kinds (the accumulator is :mod:`.acc`).
+"""The cross-file checks shared by the kinds (the accumulator is :mod:`.accumulator`).
 
 Each check raises :class:`~qacamp.errors.InputError` naming the file and the
 line of the first offender; :meth:`Acc.warn` records what is accepted but
@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import InputError
 from ..readers._text import control_character, data_lines, end_of_file
-from .acc import Acc
+from .accumulator import Acc
 
 PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER",
                "definition": "DEFINITION"}

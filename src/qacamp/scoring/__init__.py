@@ -41,8 +41,8 @@ from .context import build_context
 from .frames import JS, OUT_SCHEMAS, OUT_SORT, SCOPES, Collector, concat_sorted, runs_wide
 from .judged import judged_units
 from .lists import list_scores
+from .nuggets import other_scores
 from .options import primary_set, resolve_options
-from .other import other_scores
 from .outcomes import question_outcomes
 from .pan import pan_scores
 from .questions import question_scores

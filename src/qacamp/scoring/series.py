@@ -23,7 +23,7 @@ from .context import Context
 from .frames import JS, Collector
 from .judged import Judged
 from .lists import LIST_MEASURES
-from .other import OTHER_MEASURES
+from .nuggets import OTHER_MEASURES
 
 KEYS = [JS, "run"]
 SKEYS = [JS, "run", "series"]
