@@ -297,11 +297,6 @@ def checked_shards(analysis: str, schema: Mapping[str, Any], paths: Sequence[str
     return shards.check_shards(analysis, list(paths), frames)
 
 
-__all__ = ["Analysis", "CampaignTables", "Option", "Output", "InputFile", "Inputs", "Result", "MATRIX_INPUT",
-           "CONFIG_PREFIX", "FIT_TO_COLLECTION", "SHARD", "COUNTS", "OUT", "SUMMARY",
-           "DEFAULT_MATRIX_MEASURE", "seed_option", "config_key", "check_options",
-           "seed_name", "shard_share", "too_big", "tag_shard", "checked_shards",
-           "always", "never", "wrote", "subset_sizes"]
 
 
 def wrote(args, text: str, dest: str = "out") -> str | None:
@@ -310,7 +305,7 @@ def wrote(args, text: str, dest: str = "out") -> str | None:
     return f"{text}; wrote {path}" if path else None
 
 
-def subset_sizes(args, analysis: str, matrix: ScoreMatrix, spec: str, subsets: int,
+def subset_sizes(args, matrix: ScoreMatrix, spec: str, subsets: int,
                  key: str) -> tuple[list[int], list[str]]:
     """The sizes of ``spec`` and the warnings to print; with
     ``--fit-to-collection`` (the kind's default sizes) those the collection
@@ -327,3 +322,10 @@ def subset_sizes(args, analysis: str, matrix: ScoreMatrix, spec: str, subsets: i
         if subsets == 1:
             return check_sizes([parse_size(spec, n)], n, subsets=1), []
         return check_sizes(parse_sizes(spec, n), n), []
+
+
+__all__ = ["Analysis", "CampaignTables", "Option", "Output", "InputFile", "Inputs", "Result",
+           "MATRIX_INPUT", "CONFIG_PREFIX", "FIT_TO_COLLECTION", "SHARD", "COUNTS", "OUT",
+           "SUMMARY", "DEFAULT_MATRIX_MEASURE", "seed_option", "config_key", "check_options",
+           "seed_name", "shard_share", "too_big", "tag_shard", "checked_shards", "always",
+           "never", "wrote", "subset_sizes"]

@@ -42,7 +42,7 @@ def run(inputs, args) -> Result:
     with config_key(args, "stability.fuzz"):
         fuzz = parse_grid(args.fuzz)
     m, (i, n) = inputs.matrix, args.shard_index
-    sizes, notes = subset_sizes(args, "stability", m, args.size, 1, "stability.size")
+    sizes, notes = subset_sizes(args, m, args.size, 1, "stability.size")
     size, t = sizes[0], shard_share(args.trials, (i, n))
     with config_key(args, "stability.trials"):
         check_memory(f"--trials {args.trials} (shard {i}/{n}: {t} trials of size {size}, "

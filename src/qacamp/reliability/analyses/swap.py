@@ -30,7 +30,7 @@ from .record import (
 
 def run(inputs, args) -> Result:
     m, (i, n) = inputs.matrix, args.shard_index
-    sizes, notes = subset_sizes(args, "swap", m, args.sizes, 2, "swap.sizes")
+    sizes, notes = subset_sizes(args, m, args.sizes, 2, "swap.sizes")
     t = shard_share(args.trials, (i, n))
     with config_key(args, "swap.trials"):
         check_memory(f"--trials {args.trials} (shard {i}/{n}: {t} trials of {len(sizes)} sizes, "
