@@ -8,11 +8,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import sys
 
 import numpy as np
 import polars as pl
 import pytest
-from paths import SHARED_DATA
+from paths import ROOT, SHARED_DATA
 from scipy import stats
 
 from qacamp.errors import UsageError
@@ -481,3 +482,23 @@ def test_a_measure_without_per_unit_values_is_refused_by_name():
         "outcome": ["R", "UW", "W", "R"]})
     with pytest.raises(UsageError, match="measure 'c_at_1' is not a mean of per-unit values"):
         unit_values(from_outcomes(outcomes, "c_at_1"))
+
+
+# ------------------------------------------------------------- benchmark ----
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")
+def test_the_benchmark_runs_small_and_its_peers_agree(capsys):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_design
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    out = bench_design.main(["--tiny", "--repeat", "1"])
+    assert out["bad"] == []
+    assert "peers agree: yes" in capsys.readouterr().out
+    # the check can fail: a wrong size is reported
+    out["statsmodels"]["t-test"] += 1
+    assert bench_design.check(out["qacamp"], out["generalizit"], out["statsmodels"],
+                              out["loop"]) == [
+        f"t-test size: qacamp {out['statsmodels']['t-test'] - 1}, statsmodels "
+        f"{out['statsmodels']['t-test']}"]

@@ -38,7 +38,8 @@ var_runs``), so the smallest ``n'`` reaching a target ``g`` is
 ``ceil(g R / (1 - g))`` (at least 1).
 
 Confidence intervals (two-sided, ``confidence``; ``a = (1 - confidence) / 2``),
-the ones Urbano et al. 2013 discuss and their gt4ireval computes:
+the two that Urbano's R package gt4ireval (written with Urbano et al. 2013,
+which shows how much the point estimates vary with the sample) computes:
 
 - E(rho^2): Feldt (1965).  ``F = MS_runs / MS_res``; ``F (1 - E rho^2)`` is
   F-distributed with ``(df_runs, df_res)`` degrees of freedom, so the ratio
