@@ -6,12 +6,14 @@ The variance.  Sakai's methods "require topic-by-run score matrices from past
 test collections for the purpose of estimating the within-system population
 variance" (Sakai 2016, abstract).  The estimate used here is ``V_E``, the
 residual mean square of the two-way ANOVA without replication of the
-campaign's own run x unit matrix (:attr:`.gtheory.TwoWay.ms_residual`), the
-estimate of Sakai's "Topic set size design with variance estimates from
-two-way ANOVA" (EVIA 2014), which the journal paper extends: ``sigma^2 =
-V_E``.  Under the additive model ``x_ur = mu + a_r + b_u + e_ur`` the unit
-effect cancels in a paired difference, so the per-unit difference of two runs
-has variance ``sigma_t^2 = 2 sigma^2``; the paired methods use that.
+campaign's own run x unit matrix (:attr:`.gtheory.TwoWay.ms_residual`):
+``sigma^2 = V_E``, the estimate of Sakai's "Topic set size design with
+variance estimates from two-way ANOVA" (EVIA 2014; its talk: "Of the three
+variance estimation methods, the new Two-Way ANOVA-based method is the
+'safest' to use").  Under the additive model ``x_ur = mu + a_r + b_u +
+e_ur`` the unit effect cancels in a paired difference, so the per-unit
+difference of two runs has variance ``sigma_t^2 = 2 sigma^2``; the paired
+methods use that.
 
 Methods (every input a parameter; each size is the smallest integer ``n >=
 2`` meeting the requirement, found by root finding on the exact
