@@ -12,7 +12,7 @@ topic; one column per run; :mod:`.common`), and over the swap method's fits:
   one-way ANOVA and confidence-interval methods (:func:`topic_set_sizes`),
   with the residual variance ``V_E`` of the two-way ANOVA
   (``TwoWay.ms_residual``);
-- :mod:`.swap_size`: the size at which the swap method's error rate of a
+- :mod:`.swap_method`: the size at which the swap method's error rate of a
   difference falls to the error level (:func:`swap_size`);
 - :mod:`.items`: per-unit difficulty, discrimination and flags
   (:func:`item_statistics`, :func:`flagged`).
@@ -34,7 +34,7 @@ from .gtheory import (
     units_needed,
 )
 from .items import ITEM_SCHEMA, flagged, item_statistics
-from .swap_size import CURVE_SCHEMA, SWAP_SIZE_SCHEMA, swap_error_curve, swap_size
+from .swap_method import CURVE_SCHEMA, SWAP_SIZE_SCHEMA, swap_error_curve, swap_size
 from .topic_set_size import (
     SIZE_SCHEMA,
     anova_size,
