@@ -12,8 +12,6 @@ list or Other question's F, a series score, a score matrix's values);
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...bounds import number_problem
@@ -85,9 +83,5 @@ def chunk_rows(n_runs: int) -> int:
     return max(1, CHUNK_CELLS // max(1, n_runs))
 
 
-def finite_or_none(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
 __all__ = ["CHUNK_CELLS", "check_values", "check_number", "check_names", "unit_values",
-           "chunk_rows", "finite_or_none"]
+           "chunk_rows"]
