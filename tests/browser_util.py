@@ -127,15 +127,20 @@ class Browser:
         return self._call("POST", f"/session/{self.session}/execute/sync",
                           {"script": script, "args": list(args)})
 
-    def screenshot(self, out: Path, full_page: bool = True) -> Path:
-        """A PNG of the page (the whole page, not only the window, by default)."""
-        if full_page:
-            size = self.run("return [document.documentElement.scrollWidth, "
-                            "document.documentElement.scrollHeight]")
+    def screenshot(self, out: Path, full_page: bool = True,
+                   clip: tuple[float, float, float, float] | None = None) -> Path:
+        """A PNG of the page (the whole page, not only the window, by default;
+        ``clip``: the part ``(x, y, width, height)`` of the page, e.g. one section)."""
+        if full_page or clip is not None:
+            if clip is None:
+                size = self.run("return [document.documentElement.scrollWidth, "
+                                "document.documentElement.scrollHeight]")
+                clip = (0, 0, size[0], size[1])
+            x, y, w, h = clip
             png = self._call("POST", f"/session/{self.session}/goog/cdp/execute", {
                 "cmd": "Page.captureScreenshot",
                 "params": {"format": "png", "captureBeyondViewport": True,
-                           "clip": {"x": 0, "y": 0, "width": size[0], "height": size[1],
+                           "clip": {"x": x, "y": y, "width": w, "height": h,
                                     "scale": 1}}})["data"]
         else:
             png = self._call("GET", f"/session/{self.session}/screenshot")

@@ -184,9 +184,9 @@ def load(analysis: Analysis, args) -> Inputs:
         elif f.read == "rankings":
             files[f.dest] = [(label, read_matrix_file(path, include_baselines=args.include_baselines))
                              for label, path in map(_ranking, value)]
-        else:
-            files[f.dest] = read_frames(value if isinstance(value, list) else [value],
-                                        f.schema, f.fix or None, f.strict)
+        else:  # an optional file not given (None) is no file
+            values = value if isinstance(value, list) else [] if value is None else [value]
+            files[f.dest] = read_frames(values, f.schema, f.fix or None, f.strict)
     m = None
     if analysis.matrix == "required" or (analysis.matrix == "optional"
                                          and (args.matrix or args.scores)):

@@ -44,6 +44,7 @@ boxplot.parquet, equivalence_<measure>.parquet.
 """
 
 from .agreement import judgment_tuples
+from .analyses.design import design
 from .bootstrap import bootstrap_counts, bootstrap_results, bootstrap_test, merge_bootstrap
 from .builders import from_long, from_matrix_table, from_outcomes, from_wide
 from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
@@ -56,9 +57,11 @@ from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rn
 from .stability import merge_stability_counts, stability, stability_counts, summarize_stability
 from .swap import as_matrix, error_rates, merge_swap, swap, swap_counts
 
-# ``qacamp.reliability.swap`` and ``.stability`` are the functions (the notebook
-# API: ``qacamp.reliability.swap(scores, sizes, ...)``); their modules are
-# imported by their full names (``from qacamp.reliability.swap import ...``).
+# ``qacamp.reliability.swap``, ``.stability`` and ``.design`` are the functions
+# (the notebook API: ``qacamp.reliability.swap(scores, sizes, ...)``,
+# ``qacamp.reliability.design(scores, fits, summary, ...)``); their modules are
+# imported by their full names (``from qacamp.reliability.swap import ...``,
+# ``from qacamp.reliability.design import two_way``).
 
 __all__ = [
     "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
@@ -68,5 +71,5 @@ __all__ = [
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",
     "ranking_swaps", "required_difference", "shard_trials", "stability",
     "stability_counts", "stable_hash", "summarize", "summarize_stability", "swap_counts",
-    "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix",
+    "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix", "design",
 ]

@@ -29,12 +29,13 @@ from ...registry import Registry
 from ...scoring.frames import OUT_SCHEMAS
 from ...tables import SCHEMAS
 from ..shards import ID_SCHEMA
-from . import bootstrap, extras, fit, kendall, significance, stability, swap
+from . import bootstrap, design, extras, fit, kendall, significance, stability, swap
 from .record import Analysis
 
 #: name -> analysis, in the order of the command line's help and the workflow's targets
 ANALYSES: Registry[Analysis] = Registry("reliability analysis", (
-    m.ANALYSIS for m in (swap, fit, stability, bootstrap, significance, kendall, extras)),
+    m.ANALYSIS for m in (swap, fit, stability, bootstrap, significance, kendall, extras,
+                         design)),
     plural="reliability analyses")
 
 

@@ -25,6 +25,7 @@ Kernels take and return frames: nothing here opens a file.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -261,6 +262,31 @@ def check_options(analysis: Analysis, args) -> None:
             check_option(o.flags[0], value, **o.bounds)
 
 
+def call_args(analysis: Analysis, **values) -> argparse.Namespace:
+    """The options of a call from Python (an analysis's notebook function) as
+    the command line parses them: every option at its default, ``values`` (by
+    option ``dest``) over them, then the command line's checks: a keyword that
+    is no option, a value outside the option's choices, and the bounds
+    (:func:`check_options`) are a :class:`UsageError` with the command line's
+    words."""
+    options = {o.dest: o for o in analysis.options}
+    unknown = sorted(set(values) - set(options))
+    if unknown:
+        raise UsageError(f"{analysis.name}: unknown keyword(s) {', '.join(unknown)}; "
+                         f"allowed: {', '.join(sorted(options))}")
+    args = argparse.Namespace(**{
+        dest: (False if o.action == "store_true" and o.default is None else o.default)
+        for dest, o in options.items()})
+    for dest, value in values.items():
+        o = options[dest]
+        if o.choices is not None and value is not None and value not in o.choices:
+            raise UsageError(f"{o.flags[0]}: invalid choice {value!r} (choose from "
+                             f"{', '.join(map(repr, o.choices))})")
+        setattr(args, dest, value)
+    check_options(analysis, args)
+    return args
+
+
 def seed_name(args, matrix: ScoreMatrix) -> str:
     """The measure name that seeds the trials: ``--measure``, else the matrix's."""
     return args.measure or matrix.measure
@@ -327,5 +353,6 @@ def subset_sizes(args, matrix: ScoreMatrix, spec: str, subsets: int,
 __all__ = ["Analysis", "CampaignTables", "Option", "Output", "InputFile", "Inputs", "Result",
            "MATRIX_INPUT", "CONFIG_PREFIX", "FIT_TO_COLLECTION", "SHARD", "COUNTS", "OUT",
            "SUMMARY", "DEFAULT_MATRIX_MEASURE", "seed_option", "config_key", "check_options",
+           "call_args",
            "seed_name", "shard_share", "too_big", "tag_shard", "checked_shards", "always",
            "never", "wrote", "subset_sizes"]

@@ -15,13 +15,18 @@ topic; one column per run; :mod:`.common`), and over the swap method's fits:
 - :mod:`.swap_method`: the size at which the swap method's error rate of a
   difference falls to the error level (:func:`swap_size`);
 - :mod:`.items`: per-unit difficulty, discrimination and flags
-  (:func:`item_statistics`, :func:`flagged`).
+  (:func:`item_statistics`, :func:`flagged`);
+- :mod:`.analysis`: all of them for one measure, as ``qacamp reliability
+  design`` and ``qacamp.reliability.design(...)`` run them
+  (:func:`design_analysis`: the matrix, the swap fits and summary in, a
+  :class:`Design` of four frames out).
 
 Every function takes arrays or frames and returns polars frames with the
 declared schemas (``*_SCHEMA``); bad arguments raise
 :class:`~qacamp.errors.UsageError`.
 """
 
+from .analysis import DESIGN_CURVE_SCHEMA, DESIGN_SCHEMA, Design, Settings, design_analysis
 from .common import check_values, unit_values
 from .gtheory import (
     COMPONENT_SCHEMA,
@@ -43,7 +48,8 @@ from .topic_set_size import (
     topic_set_sizes,
 )
 
-__all__ = ["check_values", "unit_values", "COMPONENT_SCHEMA", "D_STUDY_SCHEMA",
+__all__ = ["DESIGN_CURVE_SCHEMA", "DESIGN_SCHEMA", "Design", "Settings", "design_analysis",
+           "check_values", "unit_values", "COMPONENT_SCHEMA", "D_STUDY_SCHEMA",
            "NEEDED_SCHEMA", "TwoWay", "components", "d_study", "two_way", "units_needed",
            "ITEM_SCHEMA", "flagged", "item_statistics", "CURVE_SCHEMA", "SWAP_SIZE_SCHEMA",
            "swap_error_curve", "swap_size", "SIZE_SCHEMA", "anova_size", "ci_size",

@@ -21,11 +21,15 @@ n_runs)``, see :mod:`.common`):
   correlation).  For 0/1 values it is the point-biserial correlation.  Null
   when it is undefined: the unit's values are all equal (every run right,
   or none) or the rest scores are;
-- flags: ``no_run_right`` (``n_right == 0``), ``every_run_right``
-  (``n_right == n_runs``), ``negative_discrimination`` (below
-  ``-`` :data:`NEGATIVE_TOLERANCE`: the strong runs fail where the weak
-  runs succeed, a likely key error or an ambiguous question); ``flag``
-  joins the raised ones with ``"; "`` (null when none).
+- flags: ``no_run_right`` (``n_right == 0`` and no run has any credit
+  either, every value ``<= 0``: for right/wrong values, no run right; for
+  graded values such as F or a series score, no run scored at all, where
+  ``n_right == 0`` alone would only say that no run had full credit),
+  ``every_run_right`` (``n_right == n_runs``: every run right, or every run
+  full credit), ``negative_discrimination`` (below ``-``
+  :data:`NEGATIVE_TOLERANCE`: the strong runs fail where the weak runs
+  succeed, a likely key error or an ambiguous question); ``flag`` joins the
+  raised ones with ``"; "`` (null when none).
 
 Vectorised, one pass over the matrix in chunks of rows (bounded memory,
 fixed summation order): with ``T_r`` the run totals, ``rest = T - x_u``,
@@ -67,12 +71,14 @@ def item_statistics(values: object, units: Sequence[str], right_at: float = 1.0)
     check_number("right_at", right_at)
     totals = x.sum(axis=0)
     n_right = np.empty(n_u, np.int64)
+    credit = np.empty(n_u, bool)
     mean = np.empty(n_u)
     disc = np.full(n_u, np.nan)
     step = chunk_rows(n_r)
     for lo in range(0, n_u, step):
         c = x[lo:lo + step]
         n_right[lo:lo + step] = np.count_nonzero(c >= right_at, axis=1)
+        credit[lo:lo + step] = c.max(axis=1) > 0
         m = c.mean(axis=1)
         mean[lo:lo + step] = m
         xc = c - m[:, None]
@@ -86,7 +92,7 @@ def item_statistics(values: object, units: Sequence[str], right_at: float = 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             r = cov / np.sqrt(var_x * var_rest)
         disc[lo:lo + step] = np.where(constant, np.nan, np.clip(r, -1.0, 1.0))
-    none_right = n_right == 0
+    none_right = (n_right == 0) & ~credit
     all_right = n_right == n_r
     negative = ~np.isnan(disc) & (disc < -NEGATIVE_TOLERANCE)
     flags = [
