@@ -16,7 +16,11 @@ difficulty, seeded).  Timed in-process, best of ``--repeat``:
   or Phi and no "units needed" (its D-study evaluates listed designs);
 - statsmodels' power classes (``TTestPower``, ``FTestAnovaPower``
   ``solve_power``) for sizes (a) and (b);
-- a per-question loop of ``scipy.stats.pearsonr`` for the discrimination.
+- a per-question loop of ``scipy.stats.pearsonr`` for the discrimination;
+- and the whole analysis as ``qacamp reliability design`` and
+  ``qacamp.reliability.design(...)`` run it (the record's options checked,
+  every kernel above, the sizes table, the curve frame over about 200 sizes;
+  no swap fits), whose sizes must equal the kernels'.
 
 Every peer's numbers are checked against qacamp's (components to 1e-9
 relative with generalizit's 4-decimal rounding scaled away, sizes equal,
@@ -129,9 +133,29 @@ def run_pearson_loop(x: np.ndarray) -> dict:
     return {"time": time.perf_counter() - t0, "discrimination": out}
 
 
-def check(ours: dict, peer: dict | None, sm: dict, loop: dict) -> list[str]:
-    """Disagreements between qacamp and the peers (empty when none)."""
+def run_whole(x: np.ndarray, units: list[str]) -> dict:
+    """The whole analysis through its record (``qacamp.reliability.design``)."""
+    from qacamp.reliability import ScoreMatrix, design
+
+    m = ScoreMatrix(tuple(units), tuple(f"r{j:04d}" for j in range(x.shape[1])), "mean",
+                    values=x, measure="accuracy")
+    t0 = time.perf_counter()
+    d = design(m, min_diff=MIN_DIFF)
+    return {"time": time.perf_counter() - t0, "design": d}
+
+
+def check(ours: dict, peer: dict | None, sm: dict, loop: dict,
+          whole: dict | None = None) -> list[str]:
+    """Disagreements between qacamp and the peers (empty when none), and
+    between the whole analysis and the kernels."""
     bad = []
+    if whole is not None:
+        got = dict(zip(whole["design"].sizes["method"], whole["design"].sizes["n_units"],
+                       strict=True))
+        want = {**dict(zip(ours["need"]["coefficient"], ours["need"]["n_units"], strict=True)),
+                **dict(zip(ours["sizes"]["method"], ours["sizes"]["n_units"], strict=True))}
+        bad += [f"whole analysis, {k}: {got[k]}, the kernel {v}" for k, v in want.items()
+                if got[k] != v]
     comp = dict(zip(ours["components"]["component"], ours["components"]["variance"],
                     strict=True))
     if peer is not None:
@@ -167,8 +191,10 @@ def main(argv: list[str] | None = None) -> dict:
                key=lambda r: r["total"])  # the fastest repetition, with its parts
     sm = run_statsmodels(ours["tw"].ms_residual, n_runs)
     loop = run_pearson_loop(x)
+    whole = min((run_whole(x, units) for _ in range(max(1, args.repeat))),
+                key=lambda r: r["time"])
     peer = None if args.no_peer else run_generalizit(x)
-    bad = check(ours, peer, sm, loop)
+    bad = check(ours, peer, sm, loop, whole)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"Machine: {platform.processor() or platform.machine()}, Python "
           f"{platform.python_version()}, numpy {np.__version__}")
@@ -186,6 +212,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"| item statistics | {ours['item statistics']:.3f} | scipy.stats.pearsonr loop "
           f"(discrimination only) | {loop['time']:.2f} |")
     print(f"| **total** | **{ours['total']:.3f}** | | |")
+    print(f"| the whole analysis, `qacamp.reliability.design` (options checked, sizes table, "
+          f"curve frame) | {whole['time']:.3f} | | |")
     print(f"Peak RSS of this process (peers included): {rss:,.0f} MB")
     need = ours["need"]
     for r in need.iter_rows(named=True):
@@ -196,7 +224,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"size ({r['method']}): {r['n_units']}")
     print(f"flagged questions: {ours['items']['flag'].is_not_null().sum()}")
     print("peers agree: " + ("yes" if not bad else "NO\n  " + "\n  ".join(bad)))
-    return {"qacamp": ours, "generalizit": peer, "statsmodels": sm, "loop": loop, "bad": bad}
+    return {"qacamp": ours, "generalizit": peer, "statsmodels": sm, "loop": loop,
+            "whole": whole, "bad": bad}
 
 
 if __name__ == "__main__":

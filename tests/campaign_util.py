@@ -1,6 +1,6 @@
 """A campaign's results folder built in the test process with the qacamp
-commands the workflow's rules run (ingest, score, swap / fit / stability /
-bootstrap, extras, report tables, figures, page, index), without Snakemake's
+commands the workflow's rules run (ingest, score, swap / fit / design /
+stability / bootstrap, extras, report tables, figures, page, index), without Snakemake's
 per-job start-up: the pages of real-data campaigns in seconds.  The workflow
 itself is tested on the demo (tests/test_demo.py) and in tests/test_workflow.py."""
 
@@ -13,6 +13,7 @@ import yaml
 
 from qacamp.cli import main
 from qacamp.plan import reliability_plan, validate_config
+from qacamp.reliability.analyses import ANALYSES, settings_words
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,6 +76,14 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
              "--out", rel / f"swap_{m}_fits.parquet",
              "--summary", rel / f"swap_{m}_summary.parquet")
         summaries += ["--summary", rel / f"swap_{m}_summary.parquet"]
+        design = settings_words(ANALYSES["design"], plan, f"campaigns.{name}.reliability",
+                                lambda section, key: True)
+        _run("reliability", "design", *src, "--fits", rel / f"swap_{m}_fits.parquet",
+             "--summary", rel / f"swap_{m}_summary.parquet", *design,
+             "--out", rel / f"design_{m}.parquet",
+             "--components", rel / f"design_{m}_components.parquet",
+             "--curve", rel / f"design_{m}_curve.parquet",
+             "--diagnostics", rel / f"design_{m}_diagnostics.parquet")
         _run("reliability", "stability", *src, "--size", st["size"], "--trials", st["trials"],
              *seed, "--out", rel / f"stability_{m}.parquet")
         _run("reliability", "bootstrap", *src, "--samples", b["trials"], "--alpha",

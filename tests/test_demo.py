@@ -191,3 +191,54 @@ def test_every_file_a_step_read_is_declared_upstream_of_it(demo):
             undeclared.append(f"{step.split()[0]} writes {target} from {path}")
     assert checked > 400, checked
     assert undeclared == [], undeclared[:10]
+
+
+def test_design_lists_the_questions_to_recheck_of_every_campaign(demo):
+    """Designing the next campaign on the demo: each campaign's page and
+    re-check table list exactly the flagged units of its design measure, in
+    the kernel's order, each row anchored and linked; the file the workflow
+    wrote is what `qacamp.reliability.design` computes from the same scores."""
+    from qacamp.loader import scores_matrix
+    from qacamp.reliability import design
+    from qacamp.reliability.design import flagged
+    from qacamp.report.campaign import Campaign
+    from qacamp.report.figures.base import plural
+    from qacamp.report.sections.design import anchor, design_measure, frames
+
+    listed = {}
+    for c in DEMO:
+        camp = Campaign(demo / c)
+        page = (demo / c / "report.html").read_text(encoding="utf-8")
+        assert '<h3 id="design">Designing the next campaign</h3>' in page, c
+        sizes = frames(camp)
+        assert sorted(sizes) == sorted(camp.measures), c
+        m = design_measure(camp, sizes)
+        if m is None:  # PAN: no measure of the plan is a mean of per-problem values
+            assert c == "pan" and "No problem diagnostics" in page
+            assert not (demo / c / "tables" / "design_recheck.csv").exists()
+            continue
+        items = pl.read_parquet(demo / c / "reliability" / f"design_{m}_diagnostics.parquet")
+        want = flagged(items)["unit"].to_list()
+        listed[c] = want
+        table = demo / c / "tables" / "design_recheck.csv"
+        if want:
+            assert pl.read_csv(table, infer_schema=False)["unit"].to_list() == want, c
+        for u in want:
+            a = anchor(camp.unit, u)
+            assert f'<tr id="{a}"><td class="text" data-sort="{u}"><a href="#{a}">{u}</a>' \
+                in page, (c, u)
+        if want:
+            assert f"{len(want):,} {plural(camp.unit, len(want))} to re-check" in page, c
+        assert (demo / c / "figures" / f"design_{m}.png").is_file(), c
+    # the simulated campaigns hold questions no run answered, and a few that
+    # the strong runs miss where weak runs answer them
+    assert all(listed[c] for c in ("trec2002", "clef2009", "qa4mre2013", "qa4mre2012")), listed
+    # the workflow's file is the API's result on the same scores
+    plan = json.loads((demo / "trec2002" / "plan.json").read_text())["reliability_plan"]
+    rel = demo / "trec2002" / "reliability"
+    m = scores_matrix(demo / "trec2002" / "scores", "accuracy", "question", plan["judgment_set"])
+    d = design(m, pl.read_parquet(rel / "swap_accuracy_fits.parquet"),
+               pl.read_parquet(rel / "swap_accuracy_summary.parquet"), measure="accuracy")
+    assert d.sizes.equals(pl.read_parquet(rel / "design_accuracy.parquet"))
+    assert d.items.equals(pl.read_parquet(rel / "design_accuracy_diagnostics.parquet"))
+    assert d.curve.equals(pl.read_parquet(rel / "design_accuracy_curve.parquet"))

@@ -137,6 +137,8 @@ def commands(camp: Path) -> dict[str, tuple[str, callable]]:
                                                      "--samples", "10", "--out", o]),
         "reliability significance": ("file", lambda o: [
             "reliability", "significance", *scores, "--permutations", "20", "--out", o]),
+        "reliability design": ("file", lambda o: ["reliability", "design", *scores,
+                                                  "--out", o]),
         "reliability merge": ("file", lambda o: ["reliability", "merge", "--kind", "swap", o,
                                                  counts]),
         "reliability fit": ("file", lambda o: ["reliability", "fit", *scores, "--counts", counts,
@@ -164,7 +166,7 @@ def commands(camp: Path) -> dict[str, tuple[str, callable]]:
 
 COMMANDS = ["ingest", "score", "simulate", "simulate --questions-from", "reliability swap",
             "reliability stability", "reliability bootstrap", "reliability significance",
-            "reliability merge", "reliability fit",
+            "reliability design", "reliability merge", "reliability fit",
             "reliability kendall", "reliability extras", "report tables", "report figures",
             "report editions", "report page", "report index", "manifest"]
 CASES = ["users_folder", "users_file", "input", "device", "fifo", "socket", "symlink"]
@@ -177,6 +179,7 @@ def _input_of(name: str, camp: Path) -> Path:
     return {"ingest": camp / "data" / "questions.tsv", "score": c / "ingest",
             "reliability swap": c / "scores", "reliability stability": c / "scores",
             "reliability bootstrap": c / "scores", "reliability significance": c / "scores",
+            "reliability design": c / "scores",
             "simulate --questions-from": camp / "qa4mre" / "gold.xml",
             "reliability merge": counts,
             "reliability fit": counts, "reliability kendall": counts,

@@ -6,7 +6,10 @@ run) writes `<outdir>/<campaign>/report.html` for every campaign and
 closed and finds every figure displayed and a run table with one row per run;
 a screenshot of every page is written under `<outdir>/screenshots/` for a
 reviewer; the 5-run PAN page reads "Too few runs to estimate a required
-difference" where a number would be weak evidence (issue 20).  The figures and tables of the demo are checked for the defects the
+difference" where a number would be weak evidence (issue 20); the part
+"Designing the next campaign" shows its table and figure and links every
+question to re-check to its anchored row (a screenshot of the part beside the
+page's).  The figures and tables of the demo are checked for the defects the
 issue lists."""
 
 from __future__ import annotations
@@ -43,12 +46,29 @@ const letters = body ? Array.from(body.rows)
     .map(r => letterCols.map(k => r.cells[k].textContent.trim())) : [];
 const sig = Array.from(document.querySelectorAll('figure[id^="figure-significance_"] img'))
     .map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width]);
+const design = Array.from(document.querySelectorAll('figure[id^="figure-design_"] img'))
+    .map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width]);
+const recheck = Array.from(document.querySelectorAll('#table-design_recheck tbody tr'))
+    .map(r => [r.id, r.cells[0].querySelector('a').getAttribute('href')]);
 return {images: imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight,
                                i.getBoundingClientRect().width]),
-        heads: heads, letters: letters, sig: sig,
+        heads: heads, letters: letters, sig: sig, design: design, recheck: recheck,
+        designTable: document.querySelector('#table-design tbody tr') !== null,
+        designHead: document.querySelector('#design') !== null,
+        toc: Array.from(document.querySelectorAll('nav.toc a')).map(a => a.getAttribute('href')),
         significance: document.querySelector('#significance') !== null,
         rows: rows, remote: remote, title: document.title,
         sections: Array.from(document.querySelectorAll('section')).map(s => s.id)};
+"""
+
+
+# the page's part "Designing the next campaign", for its screenshot: (x, y, width, height)
+DESIGN_PART = """
+const top = document.getElementById('design').getBoundingClientRect().top + window.scrollY;
+const last = document.getElementById('table-design_recheck')
+    || document.getElementById('design-recheck').nextElementSibling;
+const bottom = last.getBoundingClientRect().bottom + window.scrollY;
+return [0, top - 10, document.documentElement.scrollWidth, bottom - top + 30];
 """
 
 
@@ -114,6 +134,27 @@ def test_demo_pages_in_headless_chromium(demo):
             assert info["letters"] and all(all(x) for x in info["letters"]), c
             shot = b.screenshot(shots / f"{c}.png")
             assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            # designing the next campaign: in the contents, its table, its figure
+            # where a measure has per-unit values (not PAN's), the re-check table's
+            # rows anchored and linked from their ids
+            assert info["designHead"] and info["designTable"] and "#design" in info["toc"], c
+            assert bool(info["design"]) == (c != "pan"), c
+            assert all(ok and w > 0 and shown > 0 for ok, w, shown in info["design"]), c
+            assert all(href == f"#{rid}" for rid, href in info["recheck"]), c
+            assert bool(info["recheck"]) == (c not in ("pan", "trec2004")), c
+            part = b.run(DESIGN_PART)
+            shot = b.screenshot(shots / f"{c}-design.png", clip=tuple(part))
+            assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        # a question named in the re-check sentence leads to its row
+        b.open(demo / "trec2002" / "report.html")
+        hit = b.run("""
+            const a = document.querySelector('#design-recheck + p.conclusion a');
+            a.click();
+            const row = document.getElementById(location.hash.slice(1));
+            return [location.hash, a.textContent, row ? row.cells[0].textContent : null,
+                    row ? row.getBoundingClientRect().top : null];""")
+        assert hit[0] == f"#question-{hit[1]}" and hit[2] == hit[1], hit
+        assert 0 <= hit[3] < 900, hit  # scrolled into the window
         # weak evidence as a reader sees it (issue 20): the 5-run PAN campaign's
         # reliability section gives no required difference, and says why
         b.open(demo / "pan" / "report.html")

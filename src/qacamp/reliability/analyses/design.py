@@ -92,6 +92,7 @@ def compute(inputs: Inputs, args) -> kernel.Design:
 
 def describe(d: kernel.Design, unit: str) -> str:
     """The one-line summary: the sizes found, and the units flagged."""
+    units = unit if unit.endswith("s") else f"{unit}s"  # series stays series
     sizes = {r["method"]: r for r in d.sizes.iter_rows(named=True)}
     parts = []
     for method, r in sizes.items():
@@ -102,17 +103,18 @@ def describe(d: kernel.Design, unit: str) -> str:
                 if method in ("erho2", "phi") and r["n_units_lower"] is not None else "")
         parts.append(f"{what}: {r['n_units']:,}{span}")
     name = d.sizes["measure"][0]
-    head = (f"{name}: {unit}s needed for d = {d.difference:g} ({d.difference_source}): "
+    head = (f"{name}: {units} needed for d = {d.difference:g} ({d.difference_source}): "
             + ("; ".join(parts) if parts else "none found"))
     if d.items.height:
         n = d.items.filter(d.items["flag"].is_not_null()).height
-        head += f"; {n:,} of {d.items.height:,} {unit}s flagged to re-check"
+        head += f"; {n:,} of {d.items.height:,} {units} flagged to re-check"
     return head
 
 
 def run(inputs: Inputs, args) -> Result:
     d = compute(inputs, args)
-    frames = {"out": d.sizes, "components": d.components, "curve": d.curve, "items": d.items}
+    frames = {"out": d.sizes, "components": d.components, "curve": d.curve,
+              "diagnostics": d.items}
     unit = args.unit if args.scores else "unit"
     return Result(frames, wrote(args, describe(d, unit)), d.notes)
 
@@ -162,7 +164,7 @@ ANALYSIS = Analysis(
         Option(("--components",), "write the G-study's variance components here (Parquet)"),
         Option(("--curve",), "write E(rho^2), Phi and the swap error rate against the number "
                "of units here (Parquet)"),
-        Option(("--items",), "write the per-unit diagnostics here (Parquet): difficulty, "
+        Option(("--diagnostics",), "write the per-unit diagnostics here (Parquet): difficulty, "
                "discrimination, flags"),
         Option(("--out",), "write the table of sizes here (Parquet) and a one-line summary "
                "on stderr; without it the table is printed as TSV on stdout"),
@@ -171,7 +173,7 @@ ANALYSIS = Analysis(
     outputs=(Output("out", "design_{measure}.parquet", kernel.DESIGN_SCHEMA),
              Output("components", "design_{measure}_components.parquet", COMPONENT_SCHEMA),
              Output("curve", "design_{measure}_curve.parquet", kernel.DESIGN_CURVE_SCHEMA),
-             Output("items", "design_{measure}_items.parquet", ITEM_SCHEMA)),
+             Output("diagnostics", "design_{measure}_diagnostics.parquet", ITEM_SCHEMA)),
     stdout="out",
     after=(("fits", "fit", "out"), ("summary", "fit", "summary")),
     # min_diff null: the swap method's required difference (else 0.05, Voorhees

@@ -154,7 +154,7 @@ def curve_sizes(n_units: int, needed: Sequence[int | None] = ()) -> list[int]:
     top = max(CURVE_MIN * n_units, 10)
     wanted = [int(k) for k in needed if k is not None]
     if wanted:
-        top = max(top, min(math.ceil(1.1 * max(wanted)), CURVE_REACH * n_units))
+        top = max(top, min(-(-11 * max(wanted) // 10), CURVE_REACH * n_units))  # 1.1 x
     if top <= CURVE_POINTS:
         return list(range(1, top + 1))
     grid = {int(round(v)) for v in np.linspace(1, top, CURVE_POINTS)}

@@ -1,6 +1,6 @@
 """The "Designing the next campaign" part of a campaign's report, assembled
 from the campaign's ``reliability/design_<m>.parquet`` (the sizes of every
-method), ``design_<m>_curve.parquet`` and ``design_<m>_items.parquet``
+method), ``design_<m>_curve.parquet`` and ``design_<m>_diagnostics.parquet``
 (``qacamp reliability design``; pure: frames in, tables, a figure and the
 page's context out; used when the files are present).
 
@@ -338,7 +338,7 @@ def design_tables(c: Campaign) -> list[Table]:
         return []
     out = [design_table(c, sizes)]
     m = design_measure(c, sizes)
-    items = frames(c, "_items").get(m) if m else None
+    items = frames(c, "_diagnostics").get(m) if m else None
     if items is not None and items.height:
         out.append(recheck_table(c, m, items))
     return out
