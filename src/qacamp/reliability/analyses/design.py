@@ -55,7 +55,7 @@ def settings(args) -> kernel.Settings:
     return s
 
 
-def _one(inputs: Inputs, dest: str, fix: str):
+def _one(inputs: Inputs, dest: str):
     """``(path, frame)`` of the optional input file ``dest``, or ``(None, None)``."""
     frames = inputs.files.get(dest) or []
     if len(frames) > 1:
@@ -69,8 +69,8 @@ def compute(inputs: Inputs, args) -> kernel.Design:
     s = settings(args)
     m = inputs.matrix
     measure = seed_name(args, m)
-    fits_path, fits = _one(inputs, "fits", FITS_FIX)
-    summary_path, summary = _one(inputs, "summary", SUMMARY_FIX)
+    fits_path, fits = _one(inputs, "fits")
+    summary_path, summary = _one(inputs, "summary")
     row = None
     if summary is not None:
         if summary.height != 1 or "required_difference" not in summary.columns:
