@@ -157,7 +157,7 @@ def anchor(unit: str, uid: str) -> str:
 
 def recheck_table(c: Campaign, m: str, items: pl.DataFrame) -> Table:
     """The flagged units of measure ``m`` (negative discrimination first)."""
-    from ...reliability.design import flagged
+    from ....reliability.design import flagged
 
     keys, texts = _keys(c), _texts(c)
     f = flagged(items)
