@@ -386,5 +386,5 @@ def test_the_recheck_table_names_each_units_key_and_anchor():
     assert part["lead"].startswith(f"{t.frame.height} questions to re-check")
     empty = _recheck_part(Stub("trec-series", "series"), "series_score",
                           {"design_recheck": Table("design_recheck", "", t.frame.head(0), ())})
-    assert empty["table"] is None and empty["lead"].startswith("No series is flagged")
+    assert empty["table"] is None and empty["lead"].startswith("No series is flagged: some run")
     assert anchor("problem", "a b") == "problem-a_b"

@@ -141,8 +141,9 @@ def _recheck_part(c: Campaign, m: str | None, tables: Mapping[str, Table]) -> di
     title = f"{cap(units)} to re-check ({label(m)})"
     if t is None or not t.frame.height:
         return {"title": title, "table": None, "anchors": [], "links": [], "tail": "",
-                "lead": f"No {c.unit} is flagged: every {c.unit} was answered right by some "
-                        f"run and not by all, and none discriminates negatively."}
+                "lead": f"No {c.unit} is flagged: some run scored on every {c.unit}, no "
+                        f"{c.unit} gave every run full credit, and none discriminates "
+                        "negatively."}
     f = t.frame
     counts = {k: f.filter(pl.col("flag").str.contains(k)).height for k in
               ("negative discrimination", "no run right", "every run right")}
