@@ -93,8 +93,8 @@ def design_table(c: Campaign, sizes: Mapping[str, pl.DataFrame]) -> Table:
              "\"Designing the next campaign\")."]
     if without:
         notes.append(f"{', '.join(without)}: not a mean of per-{c.unit} values, so "
-                     f"generalizability theory and the topic set sizes do not apply; only the "
-                     "swap method's row is shown.")
+                     f"generalizability theory, the topic set sizes and the {c.unit} "
+                     "diagnostics do not apply; only the swap method's row is shown.")
     schema = {"measure": pl.Utf8, "method": pl.Utf8, "requirement": pl.Utf8,
               "assumption": pl.Utf8, "n_units": pl.Int64, "range": pl.Utf8,
               "at_campaign": pl.Utf8, "note": pl.Utf8}
