@@ -35,7 +35,7 @@ from ...errors import UsageError
 from ..matrix import ScoreMatrix
 from . import DEFAULT_TEST, anova_tukey, effects, randomisation, t_test, tukey_hsd
 from .corrections import adjust
-from .results import finite_or_null, check_settings, effect_method, interval_method
+from .results import check_settings, effect_method, finite_or_null, interval_method
 
 BASELINE_SCHEMA = {"run": pl.Utf8, "baseline": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                    "correction": pl.Utf8, "score": pl.Float64, "baseline_score": pl.Float64,
