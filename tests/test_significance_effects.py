@@ -144,6 +144,9 @@ def test_permutation_intervals_are_the_percentile_bootstrap_and_shard_invariant(
               for i in range(3)]
     merged, _ = significance_results(merge_significance(shards))
     assert merged.equals(tk)
+    # shard 0 alone computes the effect sizes; the merge finds them in any order
+    assert shards[1]["effect_size"].null_count() == shards[1].height
+    assert significance_results(merge_significance(shards[::-1]))[0].equals(tk)
     # ES_E: the difference over the two-way ANOVA's residual standard deviation
     res = v - v.mean(axis=0) - v.mean(axis=1)[:, None] + v.mean()
     sd = math.sqrt((res ** 2).sum() / (3 * 24))

@@ -74,9 +74,9 @@ def test_difference_sentence_and_adjacent_table_carry_intervals_and_effect_sizes
     assert t.frame["run"].to_list() == order[:-1] and t.frame["next"].to_list() == order[1:]
     assert (t.frame["lower"] <= t.frame["diff"]).all() and (t.frame["diff"] <= t.frame["upper"]).all()
     assert [c.header for c in t.columns][4:7] == ["95% CI low", "95% CI high", "Effect size"]
-    assert t.notes == ("The paired t-test: 95% intervals by t interval of the mean difference "
-                       "(per pair); effect size = difference / standard deviation of the "
-                       "per-unit differences of the per-unit scores.",)
+    assert t.notes == ("The paired t-test (m): 95% intervals by t interval of the mean "
+                       "difference (per pair); effect size = difference / standard deviation of "
+                       "the per-unit differences of the per-unit scores.",)
     s = significance_table({"m": summary})
     assert t.notes[0] in s.notes
 

@@ -19,7 +19,7 @@ also names pairs the analytic tests could not weigh (no residual variance).
 
 Shard counts (``--shard I/N``): one row per pair with ``extreme`` (the
 permutations at least as extreme) and ``permutations`` (this shard's), the
-effect size, the shard's bootstrap samples of the interval
+effect size (computed by shard 0 only, null in the others), the shard's bootstrap samples of the interval
 (``interval_samples``) with the ``k`` smallest and largest bootstrap
 differences (``low_tail``, ``high_tail``), the settings the p-values need
 (measure, test, total_permutations, exact, alpha, correction, n_units,
@@ -167,7 +167,9 @@ def significance_counts(matrix: ScoreMatrix, test: str, permutations: int | None
                 "aggregator": matrix.aggregator}
     counts = pl.DataFrame({
         "run_a": runs[ii].tolist(), "run_b": runs[jj].tolist(), "diff": d,
-        "effect_size": finite_or_null(effects.pair_effects(matrix, ii, jj, t.family_wise)),
+        # the effect sizes need no randomness: shard 0 computes them, once
+        "effect_size": finite_or_null(effects.pair_effects(matrix, ii, jj, t.family_wise))
+        if shard == 0 else [None] * len(ii),
         "extreme": extreme, "permutations": np.full(p, len(perms), np.int64),
         "interval_samples": np.full(p, len(boot), np.int64), "low_tail": [[]] * p,
         "high_tail": [[]] * p,
@@ -198,8 +200,9 @@ def merge_significance(frames: Sequence[pl.DataFrame],
         cast.append(f.select(list(COUNT_SCHEMA)).cast(COUNT_SCHEMA))
     total = int(cast[0]["total_permutations"][0])
     boot_total = int(cast[0]["interval_total"][0])
-    same = ("run_a", "run_b", "diff", "effect_size")
+    same = ("run_a", "run_b", "diff")
     key = cast[0].select(same)
+    first = next((f for f, i in zip(cast, ids, strict=True) if i and i[0] == 0), cast[0])
     for f, name, (s, n) in zip(cast, names, ids, strict=True):
         for column, of in (("permutations", total), ("interval_samples", boot_total)):
             want = len(shard_trials(of, s, n))
@@ -208,8 +211,8 @@ def merge_significance(frames: Sequence[pl.DataFrame],
                                  f"{f[column].unique().to_list()} {column.replace('_', ' ')}, "
                                  f"expected {want}", fix)
         if not f.select(same).equals(key):
-            raise InputError(name, None, "its run pairs, observed differences or effect sizes "
-                             f"differ from {names[0]}'s", fix)
+            raise InputError(name, None, "its run pairs or observed differences differ from "
+                             f"{names[0]}'s", fix)
     extreme = cast[0]["extreme"].to_numpy().copy()
     for f in cast[1:]:
         extreme += f["extreme"].to_numpy()
@@ -219,7 +222,7 @@ def merge_significance(frames: Sequence[pl.DataFrame],
                                         [_tails(f, "high_tail") for f in cast], k)
     except UsageError as exc:
         raise InputError(names[0], "columns low_tail, high_tail", str(exc), fix) from None
-    return cast[0].with_columns(pl.Series("extreme", extreme, pl.Int64),
+    return cast[0].with_columns(first["effect_size"], pl.Series("extreme", extreme, pl.Int64),
                                 pl.lit(total, pl.Int64).alias("permutations"),
                                 pl.lit(boot_total, pl.Int64).alias("interval_samples"),
                                 *_tails_frame(low, high))

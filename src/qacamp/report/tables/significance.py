@@ -66,6 +66,7 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                        what: str = "significance_<measure>_summary.parquet") -> Table:
     rows = []
     notes = []
+    rows_by_measure: dict[str, dict] = {}
     for m, df in summaries.items():
         require_columns(df, SUMMARY_COLUMNS, what)
         if not df.height:
@@ -79,12 +80,11 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                      else 100.0 * r["share_significant"], "min_p": r["min_p"]})
         if r["warning"]:
             notes.append(f"Warning ({label(m)}): {r['warning']}.")
-        how = method_note(r)
-        if how and how not in notes:
-            notes.append(how)
+        rows_by_measure[m] = r
     if not rows:
         raise InputError(what, None, "no significance summaries",
                          "run `qacamp reliability significance`")
+    notes += method_notes(rows_by_measure)
     out = pl.DataFrame(rows, schema={"measure": pl.String, "test": pl.String,
                                      "correction": pl.String, "alpha": pl.Float64,
                                      "permutations": pl.Int64, "runs": pl.Int64,
@@ -105,14 +105,20 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                  out, cols, notes=tuple(notes))
 
 
-def method_note(row: Mapping) -> str:
-    """How a summary's intervals and effect sizes were computed, in one sentence
-    ("" for a summary written before they were)."""
-    if not row.get("ci_method"):
-        return ""
-    level = 100.0 * float(row.get("ci_level") or 0.95)
-    return (f"{cap(title_of_test(row['test']))}: {level:g}% intervals by "
-            f"{row['ci_method']}; effect size = {row['effect_size_method']}.")
+def method_notes(rows: Mapping[str, Mapping]) -> list[str]:
+    """How the summaries' intervals and effect sizes were computed, one sentence
+    per distinct way with the measures it applies to (none for summaries
+    written before intervals were)."""
+    ways: dict[str, list[str]] = {}
+    for m, row in rows.items():
+        if not row or not row.get("ci_method"):
+            continue
+        level = 100.0 * float(row.get("ci_level") or 0.95)
+        how = (f"{level:g}% intervals by {row['ci_method']}; effect size = "
+               f"{row['effect_size_method']}")
+        ways.setdefault(f"{cap(title_of_test(row['test']))}|{how}", []).append(label(m))
+    return [f"{key.split('|')[0]} ({', '.join(ms)}): {key.split('|', 1)[1]}."
+            for key, ms in ways.items()]
 
 
 def oriented(pairs: pl.DataFrame, first: str, second: str) -> dict | None:
@@ -151,11 +157,9 @@ def adjacent_table(pairs: Mapping[str, pl.DataFrame], order: Mapping[str, list[s
                          "lower": r["ci_lower"], "upper": r["ci_upper"],
                          "effect": r["effect_size"], "p": r["p_adjusted"],
                          "significant": "yes" if r["significant"] else "no"})
-        how = method_note(summaries.get(m, {}))
-        if how and how not in notes:
-            notes.append(how)
     if not rows:
         raise InputError(what, None, "no run pairs", "run `qacamp reliability significance`")
+    notes += method_notes({m: summaries[m] for m in pairs if m in summaries})
     out = pl.DataFrame(rows, schema={"measure": pl.String, "run": pl.String, "next": pl.String,
                                      "diff": pl.Float64, "lower": pl.Float64,
                                      "upper": pl.Float64, "effect": pl.Float64,
@@ -308,4 +312,4 @@ def add_letters(table: Table, frame: pl.DataFrame, measure: str,
 
 
 __all__ = ["adjacent_table", "add_letters", "agreement_of_analyses_table", "criterion_text",
-           "letters_table", "method_note", "oriented", "significance_table", "title_of_test"]
+           "letters_table", "method_notes", "oriented", "significance_table", "title_of_test"]
