@@ -67,9 +67,9 @@ def test_difference_sentence_and_adjacent_table_carry_intervals_and_effect_sizes
     lo, hi = sorted((sign * top["ci_lower"], sign * top["ci_upper"]))
     assert text == (f"In m, the best run, {order[0]}, leads the second, {order[1]}, by "
                     f"{sign * top['diff']:.3f} (95% CI {lo:.3f} to {hi:.3f}, t interval of the "
-                    f"mean difference; effect size {sign * top['effect_size']:.2f}): "
-                    f"{'significant' if top['significant'] else 'not significant'} (adjusted "
-                    f"p = {top['p_adjusted']:.3g}).")
+                    f"mean difference, per pair; effect size {sign * top['effect_size']:.2f}): "
+                    f"{'significant' if top['significant'] else 'not significant'} by the paired "
+                    f"t-test (adjusted p = {top['p_adjusted']:.3g}).")
     t = adjacent_table({"m": pairs}, {"m": order}, {"m": row})
     assert t.frame["run"].to_list() == order[:-1] and t.frame["next"].to_list() == order[1:]
     assert (t.frame["lower"] <= t.frame["diff"]).all() and (t.frame["diff"] <= t.frame["upper"]).all()

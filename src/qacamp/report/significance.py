@@ -124,16 +124,19 @@ def significance_sentence(measure: str, row: Mapping, unit: str) -> str:
 
 
 def _short(method: str | None) -> str:
-    """"percentile bootstrap" of "percentile bootstrap, 2,000 samples ..."."""
-    return str(method or "").split(",")[0].split(" (")[0]
+    """"percentile bootstrap, per pair" of "percentile bootstrap, 2,000 samples
+    of the units (per pair)"; Tukey's interval stays "simultaneous"."""
+    text = str(method or "")
+    head = text.split(",")[0].split(" (")[0]
+    return head + (", per pair" if "(per pair)" in text else "")
 
 
 def difference_sentence(measure: str, pairs: pl.DataFrame, runs: list[str], row: Mapping,
                         decimals: int = 3) -> str:
-    """The two best runs' difference with its interval and effect size: "The
-    best run, A, leads the second, B, by 0.012 (95% CI -0.020 to 0.044,
-    percentile bootstrap; effect size 0.15): not significant (adjusted p =
-    0.41)." """
+    """The two best runs' difference with its interval and effect size: "In
+    c@1, the best run, A, leads the second, B, by 0.012 (95% CI -0.020 to
+    0.044, percentile bootstrap, per pair; effect size 0.15): not significant
+    by randomised Tukey HSD (adjusted p = 0.41)." """
     if len(runs) < 2 or "effect_size" not in pairs.columns or not row.get("ci_method"):
         return ""
     r = oriented(pairs, runs[0], runs[1])
@@ -149,7 +152,7 @@ def difference_sentence(measure: str, pairs: pl.DataFrame, runs: list[str], row:
     verdict = "significant" if r["significant"] else "not significant"
     return (f"In {label(measure)}, the best run, {runs[0]}, leads the second, {runs[1]}, by "
             f"{r['diff']:{f}} ({'; '.join(x for x in (interval, effect) if x)}): {verdict} "
-            f"(adjusted p = {r['p_adjusted']:.3g}).")
+            f"by {title_of_test(row['test'])} (adjusted p = {r['p_adjusted']:.3g}).")
 
 
 def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> str:
