@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from qacamp.report.sections.significance import difference_sentence
 
 from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.significance import significance_test
 from qacamp.reliability.significance.baseline import baseline_comparison
 from qacamp.report import comparison as C
 from qacamp.report.figures.significance import MIN_FONT, significance_matrix_figure
+from qacamp.report.sections.significance import difference_sentence
 from qacamp.report.tables.significance import adjacent_table, significance_table
 
 
