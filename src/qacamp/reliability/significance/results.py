@@ -43,8 +43,15 @@ from ...errors import InputError, UsageError
 from .. import shards
 from ..matrix import ScoreMatrix
 from ..seeds import shard_trials
-from . import effects
 from .corrections import CORRECTIONS, adjust
+from .effects import (
+    INTERVAL_SAMPLES,
+    bootstrap_tails,
+    merge_tails,
+    pair_effects,
+    percentile_interval,
+    tail_size,
+)
 from .randomisation import MAX_EXACT_UNITS
 from .registry import DEFAULT_PERMUTATIONS, TESTS
 
@@ -151,19 +158,19 @@ def significance_counts(matrix: ScoreMatrix, test: str, permutations: int | None
     perms = shard_trials(total, shard, n_shards)
     d, extreme = t.kernel(matrix, perms, seed, name, exact)
     ii, jj = np.triu_indices(matrix.n_runs, k=1)
-    boot = shard_trials(effects.INTERVAL_SAMPLES, shard, n_shards)
-    k = effects.tail_size(effects.INTERVAL_SAMPLES, alpha)
-    low, high = effects.bootstrap_tails(matrix, ii, jj, boot, seed, name, k)
+    boot = shard_trials(INTERVAL_SAMPLES, shard, n_shards)
+    k = tail_size(INTERVAL_SAMPLES, alpha)
+    low, high = bootstrap_tails(matrix, ii, jj, boot, seed, name, k)
     runs = np.asarray(matrix.runs, dtype=object)
     p = len(ii)
     settings = {"measure": name, "test": t.name, "total_permutations": total,
                 "exact": exact, "alpha": alpha, "correction": corr, "n_units": matrix.n_units,
-                "n_runs": matrix.n_runs, "interval_total": effects.INTERVAL_SAMPLES,
+                "n_runs": matrix.n_runs, "interval_total": INTERVAL_SAMPLES,
                 "aggregator": matrix.aggregator}
     counts = pl.DataFrame({
         "run_a": runs[ii].tolist(), "run_b": runs[jj].tolist(), "diff": d,
         # the effect sizes need no randomness: shard 0 computes them, once
-        "effect_size": finite_or_null(effects.pair_effects(matrix, ii, jj, t.family_wise))
+        "effect_size": finite_or_null(pair_effects(matrix, ii, jj, t.family_wise))
         if shard == 0 else [None] * len(ii),
         "extreme": extreme, "permutations": np.full(p, len(perms), np.int64),
         "interval_samples": np.full(p, len(boot), np.int64), "low_tail": [[]] * p,
@@ -211,9 +218,9 @@ def merge_significance(frames: Sequence[pl.DataFrame],
     extreme = cast[0]["extreme"].to_numpy().copy()
     for f in cast[1:]:
         extreme += f["extreme"].to_numpy()
-    k = effects.tail_size(boot_total, float(cast[0]["alpha"][0]))
+    k = tail_size(boot_total, float(cast[0]["alpha"][0]))
     try:
-        low, high = effects.merge_tails([_tails(f, "low_tail") for f in cast],
+        low, high = merge_tails([_tails(f, "low_tail") for f in cast],
                                         [_tails(f, "high_tail") for f in cast], k)
     except UsageError as exc:
         raise InputError(names[0], "columns low_tail, high_tail", str(exc), fix) from None
@@ -261,7 +268,7 @@ def no_variance_warning(test: str, flat: int, f_missing: bool = False) -> str:
 def interval_method(test: str) -> str:
     t = TESTS[test]
     if t.resampling:
-        return (f"percentile bootstrap, {effects.INTERVAL_SAMPLES:,} samples of the units "
+        return (f"percentile bootstrap, {INTERVAL_SAMPLES:,} samples of the units "
                 "(per pair)")
     if t.family_wise:
         return "Tukey's simultaneous interval, the ANOVA's residual variance"
@@ -321,7 +328,7 @@ def significance_results(counts: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFra
     extreme = counts["extreme"].to_numpy()
     p = extreme / total if exact else (1.0 + extreme) / (1.0 + total)
     d = counts["diff"].to_numpy()
-    lower, upper = effects.percentile_interval(_tails(counts, "low_tail"),
+    lower, upper = percentile_interval(_tails(counts, "low_tail"),
                                                _tails(counts, "high_tail"))
     return _frames(s["measure"], s["test"], counts["run_a"], counts["run_b"], np.abs(d), d, p,
                    s["correction"], float(s["alpha"]), total, exact, int(s["n_runs"]),
