@@ -124,7 +124,7 @@ def test_real_data_campaigns_streamed_same_bytes(tmp_path, capsys):
     with spilling() as spill:  # the automatic set: one frame of every run, cut into buckets
         judgments = read_campaign("auto", camps["auto"], tmp_path, spill=spill).spilled["judgments"]
         assert not judgments.ordered and len(judgments.buckets) == 4
-        assert len(judgments.frames) == 3 and spill.count == 2 + 3 + 2  # (+ its two parts)
+        assert len(judgments.frames) == 3 and len(spill.spans) == 2 + 3 + 2  # (+ its two parts)
     for name, camp in camps.items():
         _same_as_in_memory(name, camp, tmp_path, tmp_path / f"out-{name}")
 

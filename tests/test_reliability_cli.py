@@ -12,6 +12,7 @@ from snakemake.utils import validate
 
 from qacamp.cli import main
 from qacamp.config import reliability_plan
+from qacamp.io import write_parquet
 from qacamp.reliability.curves import MODELS
 from qacamp.reliability.ranking import VARIANTS
 
@@ -65,7 +66,7 @@ def test_cli_scores_dir(tmp_path):
     rows = [{"judgment_set": "gold", "run": f"r{r}", "qid": f"q{q}", "rank": q,
              "answered": True, "outcome": "R" if (q * (r + 1)) % 3 else "W"}
             for r in range(4) for q in range(20)]
-    pl.DataFrame(rows).cast({"rank": pl.Int32}).write_parquet(tmp_path / "outcomes.parquet")
+    write_parquet(pl.DataFrame(rows).cast({"rank": pl.Int32}), tmp_path / "outcomes.parquet")
     assert main(["reliability", "swap", "--scores", str(tmp_path), "--measure", "cws",
                  "--judgment-set", "gold", "--sizes", "2:10:4", "--trials", "3",
                  "--out", str(tmp_path / "sw.parquet")]) == 0

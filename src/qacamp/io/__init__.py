@@ -1,27 +1,18 @@
 """The outer layer's file reading and writing: owned, atomic, deterministic, verified.
 
-* :func:`writing` (:mod:`.outputs`): every command claims its output paths
-  first (never an input, a device, a pipe, a link, or a folder holding files
-  qacamp did not write, unless ``force``), then writes all or nothing, and
-  records each file it wrote with its SHA-256 and its inputs' (:mod:`.records`).
-* :func:`write_parquet`, :func:`write_parquet_parts` (a row group at a
-  time), :func:`write_csv`, :func:`write_text`,
-  :func:`write_bytes`, :func:`atomic_path` (:mod:`.files`): atomic,
-  deterministic writes (Parquet with page checksums), umask-respecting modes,
-  OS errors as :class:`~qacamp.errors.OutputError` naming the file.
+* :func:`writing` (:mod:`.outputs`): a command claims and locks its outputs
+  first, then writes all or nothing and records each file's SHA-256 and its
+  inputs' (:mod:`.records`: what qacamp owns is what equals its record).
+* :func:`write_parquet`, :func:`write_parquet_parts`, :func:`write_csv`,
+  :func:`write_text`, :func:`write_bytes`, :func:`atomic_path`, the DuckDB
+  index and the spill file (:mod:`.files`); Parquet bytes (:mod:`.parquet`).
 * :func:`read_parquet`, :func:`read_json`, :func:`read_bytes`,
-  :func:`check_parquet` (:mod:`.verified`): every read of an intermediate is
-  checked against its record, then (Parquet) parsed with bounded metadata,
-  page checksums and the declared schema; every problem is an
-  :class:`~qacamp.errors.InputError` naming the file.
-* :func:`spilling` (:mod:`.spill`): a private temporary folder holding
-  frames on disk while a command runs, removed however the block ends.
-* :func:`verify_tree` and :func:`prepare_outdir` (:mod:`.verify`): ``qacamp
-  verify`` and the workflow's check before it plans (damaged files qacamp
-  owns are rebuilt, stale ones rerun).
+  :func:`read_row_groups`, :func:`check_parquet` (:mod:`.verified`): only a
+  file equal to its record is read.
+* :func:`verify_tree`, :func:`prepare_outdir` (:mod:`.verify`): ``qacamp
+  verify`` and the workflow's check before it plans.
 
-docs/architecture.md ("Files: qacamp.io") describes the API and how a new
-command uses it.
+docs/architecture.md ("Files: qacamp.io") describes the API.
 """
 
 from __future__ import annotations
@@ -29,9 +20,10 @@ from __future__ import annotations
 from .files import (
     DUCKDB_FOLDERS,
     INTERMEDIATE_FOLDERS,
+    Spill,
     atomic_path,
     output_error,
-    remove_stale_temps,
+    spilling,
     write_bytes,
     write_campaign_duckdb,
     write_csv,
@@ -43,11 +35,11 @@ from .files import (
 )
 from .outputs import active, file_mode, writing
 from .records import MARKER, Record, is_marked, record_of, sha256_file
-from .spill import Spill, spilling
 from .verified import (
     check_parquet,
     parquet_file_bytes,
     read_bytes,
+    read_given_parquet,
     read_json,
     read_parquet,
     read_row_groups,
@@ -55,11 +47,10 @@ from .verified import (
 )
 from .verify import prepare_outdir, recorded_hashes, verify_tree
 
-__all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "Record", "active",
-           "atomic_path", "check_parquet", "parquet_file_bytes", "file_mode", "is_marked", "output_error",
-           "prepare_outdir", "read_bytes", "read_json", "read_parquet", "read_row_groups", "read_verified",
-           "record_of", "recorded_hashes", "remove_stale_temps", "sha256_file", "Spill", "spilling",
-           "verify_tree",
-           "write_bytes", "write_campaign_duckdb", "write_csv", "write_duckdb", "write_parquet",
-           "write_parquet_parts",
-           "write_scores", "write_text", "writing"]
+__all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "Record", "Spill", "active",
+           "atomic_path", "check_parquet", "file_mode", "is_marked", "output_error",
+           "parquet_file_bytes", "prepare_outdir", "read_bytes", "read_given_parquet",
+           "read_json", "read_parquet", "read_row_groups", "read_verified", "record_of",
+           "recorded_hashes", "sha256_file", "spilling", "verify_tree", "write_bytes",
+           "write_campaign_duckdb", "write_csv", "write_duckdb", "write_parquet",
+           "write_parquet_parts", "write_scores", "write_text", "writing"]

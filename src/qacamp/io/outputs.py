@@ -1,4 +1,4 @@
-"""Claiming output paths: what qacamp writes it owns, and nothing else.
+"""Claiming output paths and writing them all or nothing.
 
 Every command that writes files runs inside one :func:`writing` block::
 
@@ -6,33 +6,22 @@ Every command that writes files runs inside one :func:`writing` block::
         ...                      # read, compute
         write_parquet(df, Path(args.out) / "runs.parquet")
 
-The block first claims each output path, before anything is computed:
+Claims come first, before anything is computed: an output that is an input,
+a symbolic link, a device, a pipe, a socket or a path of the other kind is
+refused; a folder is written into only if new, empty or qacamp's (it holds
+``.qacamp-output/``), or with ``force``; an existing file is replaced only if
+qacamp recorded it (a file changed since is replaced with one line saying
+so), or with ``force`` (one line too).  Each claimed path is locked for the
+block (:func:`~.records.lock`: a second writer gets exit code 75).  Each
+refusal is an :class:`~qacamp.errors.OutputError`: one line, exit code 2.
 
-* a path that is an input of the command, a symbolic link, a device, a named
-  pipe or a socket is refused, and so is an existing path of the other kind (a
-  file where a folder is asked for, a folder where a file is);
-* a folder is written into only if it is new, empty, or qacamp's (it holds
-  ``.qacamp-output/``, see :mod:`.records`); ``force`` takes over a folder
-  that holds other files (they are never touched: qacamp writes only its own
-  file names);
-* an existing file is replaced only if qacamp's record of it is there (or
-  ``force``).
-
-Each refusal is an :class:`~qacamp.errors.OutputError`: one line naming the
-path and the fix (exit code 2).  Inside the block, the writers of
-:mod:`qacamp.io` (``write_parquet``, ``write_text``, ``write_csv``,
-``atomic_path``) stage every file as a temporary file beside its target; the
-files the block reads through :func:`qacamp.io.read_parquet` and
-:func:`qacamp.io.read_json` are noted as its inputs.  When the block ends
-normally, the records are written (SHA-256 of each output and of each input),
-then every temporary file is renamed onto its target.  When it ends with an
-exception, every temporary file is removed, and so is every folder the block
-created, so nothing partial is left.  In a folder the block claimed, files
-that the same step wrote before and did not write this time are removed (a
-table a report no longer has).
-
-Files get the mode the umask gives (``0666 & ~umask``); temporary files are
-private until they are renamed.
+Inside the block the writers (:mod:`.files`) stage temporary files in this
+process's temporary folder inside the marker; the files read through
+:mod:`.verified` become the outputs' recorded inputs.  At the end the records
+are written, then every temporary file is renamed onto its target; an
+exception removes the temporaries and every folder the block created.  Files
+the same step wrote before and not this time are removed if they are as it
+wrote them, else left alone and named.  Modes follow the umask.
 """
 
 from __future__ import annotations
@@ -40,15 +29,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import OutputError
+from ..errors import BusyError, OutputError
 from . import records
-from .records import MARKER, Record
+from .records import LOCK, MARKER, TMP, Record
 
 _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp_writing",
                                                                          default=None)
@@ -82,8 +73,7 @@ def _lstat(path: Path) -> os.stat_result | None:
 
 
 def file_mode() -> int:
-    """``0666 & ~umask``: the mode a file gets (the umask read without changing
-    it where Linux shows it, else set and restored at once)."""
+    """``0666 & ~umask`` (the umask read without changing it where Linux shows it)."""
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:
@@ -94,6 +84,11 @@ def file_mode() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+def note(line: str) -> None:
+    """One line on stderr about a file qacamp replaced or left alone."""
+    print(f"qacamp: {line}", file=sys.stderr)
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -115,9 +110,7 @@ class Writing:
     """One command's outputs (see the module docstring); made by :func:`writing`."""
 
     def __init__(self, step: str, force: bool, temporary: bool):
-        self.step = step
-        self.force = force
-        self.temporary = temporary
+        self.step, self.force, self.temporary = step, force, temporary
         self.dirs: list[Path] = []
         self.files: list[Path] = []
         self.inputs: dict[Path, str | None] = {}
@@ -125,6 +118,9 @@ class Writing:
         self.staged: dict[Path, _Staged] = {}
         self.created: list[Path] = []
         self.spelled: dict[Path, str] = {}
+        self.locks: list[tuple[int, Path | None]] = []
+        self.temps: dict[Path, Path] = {}
+        self.replacing: dict[Path, str] = {}
 
     def show(self, path: Path) -> str:
         """``path`` (absolute) as the command's arguments spell it, for messages."""
@@ -172,9 +168,31 @@ class Writing:
             except FileExistsError:
                 continue
             except OSError as exc:
-                raise OutputError(self.show(d), exc.strerror or str(exc),
-                                  DISK_FIX) from None
+                raise OutputError(self.show(d), exc.strerror or str(exc), DISK_FIX) from None
             self.created.append(d)
+
+    def _mark(self, folder: Path) -> None:
+        marker = folder / MARKER
+        st = _lstat(marker)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            raise records.link_error(marker, self.show(marker)) if stat.S_ISLNK(st.st_mode) \
+                else OutputError(self.show(marker), "not a folder", "remove it, then rerun")
+        if st is None:
+            try:
+                os.mkdir(marker)
+            except OSError as exc:
+                raise OutputError(self.show(folder), exc.strerror or str(exc), DISK_FIX) from None
+            self.created.append(marker)
+
+    def _lock(self, path: Path, lockfile: Path | None = None) -> None:
+        try:
+            self.locks.append(records.lock(path, self.show(path), lockfile))
+        except BusyError:
+            if path in self.created:  # made by us, now the other writer's
+                self.created.remove(path)
+            raise
+        except OSError as exc:
+            raise OutputError(self.show(path), exc.strerror or str(exc), DISK_FIX) from None
 
     def claim_dir(self, path: str | Path) -> Path:
         folder = Path(os.path.abspath(path))
@@ -183,23 +201,20 @@ class Writing:
         st = _lstat(folder)
         if st is None:
             self._mkdirs(folder)
-            self._mark(folder)
         elif stat.S_ISLNK(st.st_mode):
-            raise OutputError(
-                self.show(folder), f"it is a symbolic link (to {os.readlink(folder)})",
-                "give the folder itself, not a link to it")
+            raise records.link_error(folder, self.show(folder))
         elif not stat.S_ISDIR(st.st_mode):
-            what = kind_of(st.st_mode) or "an existing file"
-            raise OutputError(self.show(folder), f"it is {what}, not a folder",
-                              "give a new or empty folder (qacamp never replaces a file, "
-                              "device or pipe by a folder)")
-        elif not records.is_marked(folder):
+            raise OutputError(self.show(folder), f"it is {kind_of(st.st_mode) or 'an existing file'}"
+                              ", not a folder", "give a new or empty folder (qacamp never "
+                              "replaces a file, device or pipe by a folder)")
+        self._lock(folder)
+        if not records.is_marked(folder):
             try:
                 entries = sorted(e for e in os.listdir(folder) if e not in SNAKEMAKE_FILES)
             except OSError as exc:
                 raise OutputError(self.show(folder), exc.strerror or str(exc),
                                   "give a folder qacamp can read and write") from None
-            if entries and not self.force:
+            if entries and not self.force and MARKER not in entries:
                 shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if entries[3:] else "")
                 raise OutputError(
                     self.show(folder), f"the folder holds files qacamp did not write ({shown})",
@@ -208,49 +223,45 @@ class Writing:
         self.dirs.append(folder)
         return folder
 
-    def _mark(self, folder: Path) -> None:
-        marker = folder / MARKER
-        try:
-            os.mkdir(marker)
-        except FileExistsError:
-            return
-        except OSError as exc:
-            raise OutputError(self.show(folder), exc.strerror or str(exc),
-                              DISK_FIX) from None
-        self.created.append(marker)
-
     def claim_file(self, path: str | Path) -> Path:
         target = Path(os.path.abspath(path))
         self.spelled.setdefault(target, os.fspath(path))
         self._check_not_input(target)
         st = _lstat(target)
-        if st is None:
-            self._mkdirs(target.parent)
-        else:
+        if st is not None:
             self._check_replaceable(target, st, target.parent)
+        self._mkdirs(target.parent)
+        self._mark(target.parent)
+        self._lock(target, target.parent / MARKER / f"{target.name}{LOCK}")
         self.files.append(target)
         return target
 
     def _check_replaceable(self, target: Path, st: os.stat_result, root: Path) -> None:
+        fix = "give the path of a new file or of a file qacamp wrote"
         if stat.S_ISLNK(st.st_mode):
-            raise OutputError(
-                self.show(target), f"it is a symbolic link (to {os.readlink(target)})",
-                "give the path of a new file or of a file qacamp wrote")
+            raise records.link_error(target, self.show(target))
         if stat.S_ISDIR(st.st_mode):
-            raise OutputError(self.show(target), "it is a folder, not a file",
-                              "give the path of a new file or of a file qacamp wrote")
-        what = kind_of(st.st_mode)
-        if what is not None:
-            raise OutputError(self.show(target), f"it is {what}, not a regular file",
-                              "give the path of a new file or of a file qacamp wrote "
-                              "(qacamp never writes to devices, pipes or sockets)")
-        if not self.force and not records.record_path(root, target).is_file():
-            raise OutputError(self.show(target), "the file exists and was not written by qacamp",
-                              f"give another path, or {FORCE_FIX}")
+            raise OutputError(self.show(target), "it is a folder, not a file", fix)
+        if kind_of(st.st_mode) is not None:
+            raise OutputError(self.show(target), f"it is {kind_of(st.st_mode)}, not a regular "
+                              "file", f"{fix} (qacamp never writes to devices, pipes or sockets)")
+        rp = records.record_path(root, target)
+        rec = records.load(rp, target) if records.is_marked(root) and os.path.lexists(rp) \
+            else None
+        state = records.status(target, rec)
+        if state == "changed":
+            self.replacing[target] = f"{self.show(target)}: replaced; it had changed since " \
+                f"`{rec.step}` wrote it"
+        elif state == "unrecorded":
+            if not self.force:
+                raise OutputError(self.show(target), "the file exists and was not written by "
+                                  "qacamp", f"give another path, or {FORCE_FIX}")
+            self.replacing[target] = f"{self.show(target)}: replaced a file qacamp did not " \
+                "write (--force)"
 
     # ------------------------------------------------------------------ staging
     def root_of(self, target: Path) -> Path:
-        """The claimed folder whose record folder records ``target``."""
+        """The claimed folder whose marker records ``target``."""
         if target in self.files:
             return target.parent
         for folder in sorted(self.dirs, key=lambda d: -len(d.parts)):
@@ -264,14 +275,30 @@ class Writing:
         target = Path(os.path.abspath(path))
         root = self.root_of(target)
         self._check_not_input(target)
-        if target.name == MARKER or MARKER in target.relative_to(root).parts:
+        parts = target.relative_to(root).parts
+        if MARKER in parts or parts[0] == TMP:
             raise OutputError(self.show(target), "a name qacamp keeps for its records",
                               "report this as a bug of qacamp")
+        link = records.link_on_way(root, target)
+        if link is not None:
+            raise records.link_error(link, self.show(link))
         st = _lstat(target)
-        if st is not None and target not in self.files:
+        if st is not None and target not in self.files and target not in self.staged:
             self._check_replaceable(target, st, root)
         self._mkdirs(target.parent)
         return target, root
+
+    def temp(self, target: Path, root: Path, suffix: str, create: bool = True) -> Path:
+        """A new private temporary path for ``target`` in this process's
+        temporary folder of ``root`` (same file system, renamed at the end)."""
+        if root not in self.temps:
+            self.temps[root] = records.temp_dir(root)
+        fd, tmp = tempfile.mkstemp(prefix=f"{target.name[:80]}.", suffix=suffix,
+                                   dir=self.temps[root])
+        os.close(fd)
+        if not create:  # a writer that must create the file itself (DuckDB)
+            os.unlink(tmp)
+        return Path(tmp)
 
     def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None,
               size: int | None) -> None:
@@ -299,6 +326,7 @@ class Writing:
         # does not match (refused, rebuilt), never an unchecked file
         written: list[tuple[Path, Path, bytes | None]] = []
         renamed: set[Path] = set()
+        existed = {t: os.path.lexists(t) for t in self.staged}
         target = None
         try:
             for target, s in sorted(self.staged.items()):
@@ -308,10 +336,9 @@ class Writing:
                              step=self.step, sha256=s.sha256, size=s.size, inputs=inputs,
                              temporary=self.temporary)
                 rp = records.record_path(s.root, target)
-                old = rp.read_bytes() if rp.is_file() else None
+                old = rp.read_bytes() if rp.is_file() and not rp.is_symlink() else None
                 written.append((target, rp, old))
-                write_record(rp, rec)
-            existed = {t: os.path.lexists(t) for t in self.staged}
+                self._write_record(rp, rec, s.root, target)
             for target, s in sorted(self.staged.items()):
                 os.replace(s.tmp, target)
                 renamed.add(target)
@@ -329,11 +356,23 @@ class Writing:
             raise OutputError(self.show(target), exc.strerror or str(exc),
                               "free disk space or fix the folder's permissions, then rerun "
                               "(nothing partial was kept)") from None
+        for t in sorted(renamed):
+            if t in self.replacing:
+                note(self.replacing[t])
         self._remove_obsolete()
 
+    def _write_record(self, rp: Path, rec: Record, root: Path, target: Path) -> None:
+        rp.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.temp(target, root, ".json")
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(rec.dumps())
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, rp)
+
     def _remove_obsolete(self) -> None:
+        """Files this step wrote before and not now: removed if as it wrote them."""
         for folder in self.dirs:
-            for target, rp in records.iter_records(folder):
+            for target, rp in list(records.iter_records(folder)):
                 if Path(os.path.abspath(target)) in self.staged:
                     continue
                 try:
@@ -342,35 +381,33 @@ class Writing:
                     continue
                 if rec.step != self.step:
                     continue
-                st = _lstat(target)
-                with contextlib.suppress(OSError):
-                    if st is not None and stat.S_ISREG(st.st_mode):
-                        os.unlink(target)
-                    os.unlink(rp)
+                if not os.path.lexists(target):
+                    with contextlib.suppress(OSError):
+                        os.unlink(rp)
+                elif not records.remove_owned(target, folder, rec):
+                    note(f"{self.show(target)}: left alone: `{self.step}` no longer writes it "
+                         "and it is not the file it wrote (move or delete it yourself)")
 
     def abort(self) -> None:
         for s in self.staged.values():
             with contextlib.suppress(OSError):
                 s.tmp.unlink()
         self.staged.clear()
+        self.release()
         for d in reversed(self.created):
             with contextlib.suppress(OSError):
                 os.rmdir(d)
 
-
-def write_record(path: Path, rec: Record) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    records.remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(rec.dumps())
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    def release(self) -> None:
+        """Remove this process's temporary folders and give up the locks."""
+        for root, tmp in self.temps.items():
+            shutil.rmtree(tmp, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.rmdir(root / MARKER / TMP)
+        self.temps.clear()
+        for fd, lockfile in self.locks:
+            records.unlock(fd, lockfile)
+        self.locks.clear()
 
 
 def active() -> Writing | None:
@@ -381,11 +418,14 @@ def active() -> Writing | None:
 @contextlib.contextmanager
 def writing(step: str, *, files: Iterable[str | Path | None] = (),
             dirs: Iterable[str | Path | None] = (), inputs: Iterable[str | Path | None] = (),
-            force: bool = False, temporary: bool = False) -> Iterator[Writing]:
+            force: bool = False, temporary: bool = False,
+            invalidates: Iterable[str | Path] = ()) -> Iterator[Writing]:
     """Claim output ``files`` and folders ``dirs`` of command ``step`` (e.g.
     ``"qacamp score"``), given its ``inputs``, and write them all or nothing
     (module docstring).  ``None`` entries are skipped (options not given).
     ``temporary``: the outputs are shards the workflow deletes once merged.
+    ``invalidates``: files built from what this command replaces, removed
+    first if they are as qacamp wrote them (else left alone and named).
     Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
@@ -408,17 +448,25 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
             for f in files:
                 if f is not None:
                     w.claim_file(f)
+            for f in invalidates:
+                _invalidate(Path(f))
             yield w
-        except BaseException:
-            w.abort()
-            raise
-        try:
             w.commit()
         except BaseException:
             w.abort()
             raise
     finally:
+        w.release()
         _ACTIVE.reset(token)
 
 
-__all__ = ["writing", "active", "Writing", "file_mode", "kind_of", "write_record", "FORCE_FIX"]
+def _invalidate(path: Path) -> None:
+    found = records.record_of(path)
+    if found is not None and not records.remove_owned(path, *found) and os.path.lexists(path):
+        note(f"{path}: left alone: it is not as `{found[1].step}` wrote it")
+    elif found is None and os.path.lexists(path):
+        note(f"{path}: left alone: qacamp did not write it")
+
+
+__all__ = ["writing", "active", "Writing", "file_mode", "kind_of", "note", "FORCE_FIX",
+           "SNAKEMAKE_FILES"]

@@ -1,40 +1,26 @@
-"""Parquet bytes in and out, checked.
+"""Parquet bytes in and out.
 
 Written with fixed options (zstd level 3, dictionary-encoded strings, no
 statistics) and a CRC-32 checksum on every page, so identical frames give
-identical bytes and a damaged page is caught even where no record of the file
-exists.  Read from bytes already in memory (hashed once, parsed once) with:
-
-* the frame checked before anything is allocated from it: the magic bytes,
-  a footer length that fits in the file, Thrift string and container sizes
-  bounded by the footer's length; for a file qacamp holds no record of, the
-  footer walked in Python first (:mod:`.thrift`: schema, column chunks inside
-  the file, row counts that add up, statistics that fit the schema);
-* page checksums verified while decoding, and, for a file qacamp holds no
-  record of, every array validated in full (offsets, UTF-8);
-* the frame's columns and types compared with the declared schema, if one is
-  given; field names checked as UTF-8 and the file's key-value metadata
-  dropped before polars sees the table.
-
-pyarrow (C++) reports every damage as an exception; polars' Rust reader is not
-used for files that may be damaged, because it aborts the process on some
-(an allocation of the size a corrupt header claims).
+identical bytes.  qacamp parses in its own process only bytes that equal
+their record (:mod:`.verified`): what it wrote itself.  The one Parquet file
+of unknown origin a user may give it, a score matrix, is parsed by
+:func:`parse_untrusted` in a child process that checks it in full, so any
+failure of pyarrow on hostile bytes (also an abort) is one clean error.
+Columns are compared with the schema the caller declares (:func:`schema_problem`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import polars as pl
-
-from .thrift import FooterError, check_footer
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-MAGIC = b"PAR1"
 WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
                  "write_statistics": False, "write_page_checksum": True}
 
@@ -139,31 +125,11 @@ def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chu
 
 
 class Damaged(ValueError):
-    """The bytes are not a whole, consistent Parquet file."""
+    """The bytes are not a readable Parquet file."""
 
 
-def _check_frame(reader) -> tuple[int, int]:
-    """(size, footer length) of the Parquet file ``reader`` (a pyarrow random
-    access file) reads, from its magic bytes and footer length only."""
-    n = reader.size()
-    if n < 12:
-        raise Damaged(f"{n} bytes, too short for a Parquet file")
-    if bytes(reader.read_at(4, 0)) != MAGIC or bytes(reader.read_at(4, n - 4)) != MAGIC:
-        raise Damaged("no Parquet magic bytes at its start and end")
-    footer = int.from_bytes(bytes(reader.read_at(4, n - 8)), "little")
-    if footer <= 0 or footer > n - 12:
-        raise Damaged(f"its footer claims {footer} bytes, more than the file holds")
-    return n, footer
-
-
-def _readers(data) -> Callable[[], pa.NativeFile]:
-    """``data`` (bytes, a pyarrow buffer, or a function opening a pyarrow
-    random access file) as a function giving a new reader of those bytes."""
-    import pyarrow as pa
-    if callable(data):
-        return data
-    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
-    return lambda: pa.BufferReader(buf)
+class SchemaMismatch(ValueError):
+    """The file's columns are not the declared ones."""
 
 
 def _plain_type(t: pa.DataType) -> bool:
@@ -179,22 +145,17 @@ def _plain_type(t: pa.DataType) -> bool:
 
 def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True) -> str | None:
     """What is wrong with the columns of ``schema`` against ``declared``
-    (name -> polars dtype), None if they match; field names must be UTF-8 and
-    types those qacamp writes.  ``strict=False``: only the declared columns
-    present are compared (at least one must be), and a number of another width
-    or an all-null column passes."""
+    (name -> polars dtype), None if they match; types must be those qacamp
+    writes.  ``strict=False``: only the declared columns present are compared
+    (at least one must be), and a number of another width or an all-null
+    column passes."""
     import pyarrow as pa
     for f in schema:
-        try:
-            f.name.encode("utf-8")
-        except UnicodeEncodeError:
-            return "a column name is not valid UTF-8"
         if not _plain_type(f.type):
             return f"column {f.name!r} has the type {f.type}, which qacamp never writes"
     if declared is None:
         return None
-    # (an empty table made from batches: Schema.empty_table() imports pandas
-    # when it is installed, a third of a short command's start-up)
+    # (an empty table made from batches: Schema.empty_table() imports pandas)
     plain = pa.schema([f.remove_metadata() for f in schema])
     got = pl.from_arrow(pa.Table.from_batches([], schema=plain)).schema
     missing = [c for c in declared if c not in got]
@@ -221,81 +182,104 @@ def _usable(got, declared) -> bool:
     return got == pl.Null or (got.is_numeric() and declared.is_numeric())
 
 
-def open_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
-                 verified: bool = False, strict: bool = True,
-                 dictionary: list[str] | None = None) -> pq.ParquetFile:
-    """The Parquet file in ``data`` (bytes, a pyarrow buffer, or a function
-    opening a new pyarrow random access file on the bytes), opened after
-    the checks of the module docstring that need no decoding (frame, footer,
-    schema, the ``columns`` asked for); its rows are decoded by
-    :func:`decode`, the columns ``dictionary`` as dictionary arrays (polars
-    Categorical).  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
-    import pyarrow.parquet as pq
-    readers = _readers(data)
-    n, footer = _check_frame(readers())
-    if not verified:
-        try:
-            check_footer(bytes(readers().read_at(footer, n - 8 - footer)), n - 8 - footer)
-        except FooterError as exc:
-            raise Damaged(str(exc)) from None
-
-    def parquet_file(dictionary=None):
-        return pq.ParquetFile(readers(), thrift_string_size_limit=footer,
-                              thrift_container_size_limit=footer,
-                              page_checksum_verification=True, pre_buffer=False,
-                              read_dictionary=dictionary)
-    try:
-        pf = parquet_file()
-        problem = schema_problem(pf.schema_arrow, declared, strict)
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
-        raise Damaged(_detail(exc)) from None
-    if problem is not None:
-        raise SchemaMismatch(problem)
-    if columns is not None:
-        unknown = [c for c in columns if c not in pf.schema_arrow.names]
-        if unknown:
-            raise SchemaMismatch(f"lacks the column(s) {', '.join(unknown)}")
-    if dictionary:  # the same file, checked above, its strings read as dictionaries
-        pf = parquet_file(dictionary)
-    return pf
-
-
-def decode(read, verified: bool) -> pa.Table:
-    """The table ``read()`` decodes from an :func:`open_parquet` file (page
-    checksums checked; arrays validated in full unless ``verified``), its
-    fields' metadata dropped.  Raises :class:`Damaged`."""
-    import pyarrow as pa
-    try:
-        table = read()
-        if not verified:
-            table.validate(full=True)
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
-        raise Damaged(_detail(exc)) from None
-    fields = [f.remove_metadata() for f in table.schema]
-    return pa.Table.from_arrays(table.columns, schema=pa.schema(fields))
-
-
 def _detail(exc: Exception) -> str:
     return " ".join(str(exc).split())[:160] or type(exc).__name__
 
 
+def open_parquet(source, columns: list[str] | None = None, declared: dict | None = None,
+                 strict: bool = True, dictionary: list[str] | None = None) -> pq.ParquetFile:
+    """The Parquet file qacamp wrote in ``source`` (bytes, a pyarrow buffer or
+    random access file), its columns checked against ``declared`` and the
+    ``columns`` asked for; ``dictionary``: string columns decoded as
+    dictionaries.  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not isinstance(source, pa.NativeFile):
+        source = pa.BufferReader(source if isinstance(source, pa.Buffer) else pa.py_buffer(source))
+    try:
+        pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True)
+        problem = schema_problem(pf.schema_arrow, declared, strict)
+        if problem is None and columns is not None:
+            unknown = [c for c in columns if c not in pf.schema_arrow.names]
+            problem = f"lacks the column(s) {', '.join(unknown)}" if unknown else None
+        if problem is None and dictionary:  # the same file, its strings as dictionaries
+            pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True,
+                                read_dictionary=dictionary)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return pf
+
+
+def decode(read) -> pa.Table:
+    """The table ``read()`` decodes, its fields' metadata dropped; :class:`Damaged`."""
+    import pyarrow as pa
+    try:
+        table = read()
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(
+        [f.remove_metadata() for f in table.schema]))
+
+
 def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
-                  verified: bool = False, strict: bool = True) -> pa.Table:
-    """The table in Parquet ``data`` (bytes or a pyarrow buffer), only
-    ``columns`` if given, checked as the module docstring says.  ``verified``:
-    the bytes matched qacamp's record of the file (their arrays need no full
-    validation); ``strict``: see :func:`schema_problem`.  Raises
-    :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
-    pf = open_parquet(data, columns, declared, verified, strict)
-    table = decode(lambda: pf.read(columns=columns, use_threads=False), verified)
+                  strict: bool = True) -> pa.Table:
+    """The table in Parquet ``data`` that qacamp wrote (only ``columns`` if
+    given), checked against ``declared`` (:func:`schema_problem`)."""
+    pf = open_parquet(data, columns, declared, strict)
+    table = decode(lambda: pf.read(columns=columns, use_threads=False))
     if declared is not None and columns is None and strict:
         table = table.select(list(declared))
     return table
 
 
-class SchemaMismatch(ValueError):
-    """The file's columns are not the declared ones."""
+#: The child of :func:`parse_untrusted`: Parquet on stdin, every page checksum
+#: and array checked, the table back on stdout as Arrow IPC; a problem on stderr.
+_CHILD = """
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+data = sys.stdin.buffer.read()
+try:
+    table = pq.read_table(pa.BufferReader(data), thrift_string_size_limit=len(data),
+                          thrift_container_size_limit=len(data),
+                          page_checksum_verification=True, use_threads=False)
+    table.validate(full=True)
+except Exception as exc:
+    sys.stderr.write(" ".join(str(exc).split())[:160] or type(exc).__name__)
+    sys.exit(3)
+sink = pa.BufferOutputStream()
+with pa.ipc.new_stream(sink, table.schema) as w:
+    w.write_table(table)
+sys.stdout.buffer.write(sink.getvalue())
+"""
 
 
-__all__ = ["parquet_bytes", "write_row_groups", "parse_parquet", "open_parquet", "decode", "schema_problem", "Damaged", "SchemaMismatch",
-           "WRITE_OPTIONS", "MAGIC"]
+def parse_untrusted(data) -> pa.Table:
+    """The table in Parquet ``data`` of unknown origin, parsed and validated in
+    a child process; :class:`Damaged` for anything it cannot read, also when
+    the parser dies (a crash of the C++ library on hostile bytes)."""
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    if len(data) < 12 or bytes(data[:4]) != b"PAR1" or bytes(data[-4:]) != b"PAR1":
+        raise Damaged("no Parquet magic bytes at its start and end")
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=bytes(data),
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise Damaged(why[-1][:160] if proc.returncode == 3 and why else
+                      f"the Parquet reader failed on it (exit status {proc.returncode})")
+    table = pa.ipc.open_stream(pa.py_buffer(proc.stdout)).read_all()
+    problem = schema_problem(table.schema, None)
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return decode(lambda: table)
+
+
+__all__ = ["parquet_bytes", "concat_parquet_bytes", "write_row_groups", "parse_parquet",
+           "open_parquet", "decode", "parse_untrusted", "schema_problem", "Damaged",
+           "SchemaMismatch", "WRITE_OPTIONS", "ROW_GROUP"]

@@ -1,43 +1,48 @@
-"""What qacamp wrote: one small record per output file.
+"""What qacamp owns: one record per file it wrote, and the one rule built on them.
 
-A folder that qacamp writes into holds a hidden folder ``.qacamp-output/``
-(:data:`MARKER`): its presence marks the folder as qacamp's (an empty or new
-folder gets it when a command claims it), and it holds one JSON record per
-file written there, at ``.qacamp-output/<file>.json``::
+A folder qacamp writes into holds ``.qacamp-output/`` (:data:`MARKER`), with
+one JSON record per file written there (``.qacamp-output/<file>.json``)::
 
     {"file": "judgments.parquet", "format": 1, "inputs": {"../../data/j.txt": "<sha256>"},
      "sha256": "<sha256>", "size": 1945, "step": "qacamp ingest", "temporary": false}
 
-``inputs`` maps every file the step read (path relative to the record's folder
-when it was given relative, else absolute) to its SHA-256 when it was read, so
-a changed input makes the outputs built from it stale (:mod:`.verify`).
-``sha256`` and ``size`` are null for a file that is not byte-reproducible by
-design (``campaign.duckdb``); ``temporary`` marks a shard that the workflow deletes
-once it is merged.  Records hold no time stamp and no absolute path that the
-command was not given, so two runs in two folders write the same bytes.
+``inputs``: the SHA-256 of every file the step read (keyed relative to the
+record's folder when given relative); ``sha256``/``size`` are null for
+``campaign.duckdb`` (not byte-reproducible, checked by its views instead);
+``temporary`` marks a shard the workflow deletes once merged.  One record per
+file, so jobs writing into one folder at once need no shared lock.
 
-One record per file (not one per folder) because the workflow writes many
-files into one folder at the same time (every measure's swap and fit jobs
-write into ``reliability/``): each record has exactly one writer and needs no
-lock, also on a cluster file system.
+The rule (:func:`status`, :func:`remove_owned`): a file is qacamp's when its
+bytes equal its record, in a folder holding the marker; nothing else is ever
+deleted, and nothing is read or written through a symbolic link
+(:func:`link_on_way`).  Temporary files live in a folder per process inside
+the marker (:func:`temp_dir`), removed by the next writer once that process
+is gone.  :func:`lock` is one writer per output path (exit code 75 for the
+second, naming the first).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
-import re
+import shutil
+import socket
+import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import BusyError, InputError, OutputError
 
 MARKER = ".qacamp-output"
 SUFFIX = ".json"
 FORMAT = 1
-CHUNK = 1 << 20
+TMP = ".tmp"  # in a marker: one folder of temporary files per writing process
+LOCK = ".lock"
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 @dataclass(frozen=True)
@@ -63,37 +68,36 @@ def sha256_bytes(data) -> str:
 
 
 def sha256_file(path: str | Path) -> str:
-    """SHA-256 of a file, read in one streaming pass."""
-    h = hashlib.sha256()
+    """SHA-256 of a file (an input: links followed)."""
     with open(path, "rb") as fh:
-        while block := fh.read(CHUNK):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def remove_stale_temps(path: str | Path, suffix: str = ".tmp") -> None:
-    """Delete temporary files that an earlier, killed writer of ``path`` left
-    beside it (``.<name>.<8 random chars><suffix>``, as qacamp's writers name
-    them, and a database's ``.wal`` beside one).  A SIGKILL skips the cleanup
-    of the writers; without this sweep such files would stay in the results
-    folder for good.  Only the writer of ``path`` itself calls this (Snakemake
-    runs one job per output)."""
-    path = Path(path)
-    stale = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(suffix)}(\.wal)?$")
-    with contextlib.suppress(FileNotFoundError):
-        for entry in os.scandir(path.parent):
-            if stale.match(entry.name) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
+def digest(path: str | Path) -> tuple[str, int] | None:
+    """(SHA-256, size) of the regular file at ``path``, never through a link;
+    None when it is missing, a link, not a regular file or unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with open(fd, "rb", closefd=False) as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest(), st.st_size
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
-#: How qacamp's writers name a temporary file: ``.<name>.<8 chars><suffix>``.
-TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.(tmp|parquet|csv|png|svg|duckdb|json)(\.wal)?$")
-
-
-def is_temp_name(name: str) -> bool:
-    """Whether ``name`` is one of qacamp's temporary files (left by a killed writer)."""
-    return TEMP_NAME.match(name) is not None
+def is_marked(folder: str | Path) -> bool:
+    """Whether ``folder`` holds qacamp's marker (a real folder, not a link)."""
+    try:
+        return stat.S_ISDIR(os.lstat(Path(folder) / MARKER).st_mode)
+    except OSError:
+        return False
 
 
 def record_path(root: str | Path, target: str | Path) -> Path:
@@ -102,23 +106,20 @@ def record_path(root: str | Path, target: str | Path) -> Path:
     return Path(root) / MARKER / f"{rel}{SUFFIX}"
 
 
-def is_marked(folder: str | Path) -> bool:
-    """Whether ``folder`` is one qacamp writes into (holds ``.qacamp-output/``)."""
-    return os.path.isdir(Path(folder) / MARKER) and not os.path.islink(Path(folder) / MARKER)
-
-
 def load(path: str | Path, target: str | Path | None = None) -> Record:
-    """The record at ``path``; a damaged one is an InputError naming it."""
+    """The record at ``path`` (never through a link); a damaged one is an
+    InputError naming it."""
     try:
-        doc = json.loads(Path(path).read_bytes())
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
+        with open(fd, "rb") as fh:
+            doc = json.loads(fh.read(1 << 20))
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not a qacamp output record")
-        inputs = doc.get("inputs") or {}
-        if not isinstance(inputs, dict):
+        if not isinstance(doc.get("inputs") or {}, dict):
             raise ValueError("'inputs' is not an object")
         return Record(file=str(doc["file"]), step=str(doc["step"]), sha256=doc.get("sha256"),
                       size=None if doc["size"] is None else int(doc["size"]),
-                      inputs={str(k): v for k, v in inputs.items()},
+                      inputs={str(k): v for k, v in (doc.get("inputs") or {}).items()},
                       temporary=bool(doc.get("temporary", False)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         what = f"the record of {target}" if target is not None else "a qacamp output record"
@@ -128,28 +129,55 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
 
 
 def record_of(target: str | Path) -> tuple[Path, Record] | None:
-    """``(folder, record)`` of a file from the record folder beside it, None if
-    qacamp keeps no record of it there."""
-    target = Path(target)
-    rp = record_path(target.parent, target)
-    if not rp.is_file():
-        return None
-    return target.parent, load(rp, target)
+    """``(folder, record)`` of ``target`` from the nearest folder above it that
+    holds a marker; None if that marker holds no record of it (or none is found)."""
+    target = Path(os.path.abspath(target))
+    for root in target.parents:
+        if is_marked(root):
+            rp = record_path(root, target)
+            return (root, load(rp, target)) if os.path.lexists(rp) else None
+    return None
+
+
+def status(target: Path, rec: Record | None) -> str:
+    """``ok`` (bytes equal the record; a record without SHA-256: present),
+    ``changed``, ``missing`` or ``unrecorded`` (no record)."""
+    if not os.path.lexists(target):
+        return "missing"
+    if rec is None:
+        return "unrecorded"
+    if rec.sha256 is None:
+        return "ok" if os.path.isfile(target) and not os.path.islink(target) else "changed"
+    return "ok" if digest(target) == (rec.sha256, rec.size) else "changed"
+
+
+def remove_owned(target: Path, root: Path, rec: Record) -> bool:
+    """Delete ``target`` and its record if its bytes equal the record (the one
+    rule for every removal); False, nothing touched, otherwise."""
+    if rec.sha256 is None or link_on_way(root, target) is not None \
+            or status(target, rec) != "ok":
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(target)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(record_path(root, target))
+    return True
 
 
 def iter_records(folder: str | Path):
-    """``(target, record path)`` of every record in ``folder``'s record folder
-    (nested ones for files in subfolders), sorted."""
+    """``(target, record path)`` of every record in ``folder``'s marker (nested
+    ones for files in subfolders), sorted; temporary folders skipped."""
     base = Path(folder) / MARKER
-    if not base.is_dir():
+    if not is_marked(folder):
         return
     for dirpath, dirnames, filenames in os.walk(base):
+        if dirpath == str(base) and TMP in dirnames:
+            dirnames.remove(TMP)
         dirnames.sort()
         for name in sorted(filenames):
             if name.endswith(SUFFIX) and not name.startswith("."):
                 rp = Path(dirpath) / name
-                rel = rp.relative_to(base).as_posix()[: -len(SUFFIX)]
-                yield Path(folder) / rel, rp
+                yield Path(folder) / rp.relative_to(base).as_posix()[: -len(SUFFIX)], rp
 
 
 def input_key(path: str | Path, root: str | Path) -> str:
@@ -166,5 +194,158 @@ def input_path(key: str, root: str | Path) -> Path:
     return Path(key) if os.path.isabs(key) else Path(os.path.normpath(Path(root) / key))
 
 
-__all__ = ["MARKER", "Record", "sha256_bytes", "sha256_file", "record_path", "is_marked",
-           "load", "record_of", "iter_records", "input_key", "input_path"]
+# --------------------------------------------------------------------------- links
+
+def link_on_way(root: Path, target: Path) -> Path | None:
+    """The first symbolic link on the way from ``root`` (not included) down to
+    ``target`` (included), None if there is none."""
+    p = Path(root)
+    for part in Path(os.path.relpath(target, root)).parts:
+        p = p / part
+        if os.path.islink(p):
+            return p
+        if not os.path.lexists(p):
+            return None
+    return None
+
+
+def link_error(link: Path, shown: str | None = None) -> OutputError:
+    return OutputError(shown or link, f"it is a symbolic link (to {os.readlink(link)}), and "
+                       "qacamp never writes or deletes through one",
+                       "replace the link by the folder or file itself, or give another path")
+
+
+# --------------------------------------------------------------------------- temporaries
+
+def _started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot; '' where unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _me() -> str:
+    return f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}"
+
+
+def _gone(name: str) -> bool:
+    """Whether the process a temporary folder ``name`` belongs to has ended
+    (only this host's processes are judged)."""
+    host, pid, started = ([*name.rsplit(".", 3), "", "", ""])[:3]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return bool(started) and _started(int(pid)) not in ("", started)
+
+
+def sweep_temps(folder: Path) -> None:
+    """Remove from ``folder``'s marker the temporary folders of ended
+    processes and the lock files nobody holds."""
+    marker = Path(folder) / MARKER
+    with contextlib.suppress(OSError):
+        for entry in list(os.scandir(marker / TMP)):
+            if entry.is_dir(follow_symlinks=False) and _gone(entry.name):
+                shutil.rmtree(entry.path, ignore_errors=True)
+        os.rmdir(marker / TMP)
+    with contextlib.suppress(OSError):
+        for entry in list(os.scandir(marker)):
+            if entry.name.endswith(LOCK) and entry.is_file(follow_symlinks=False):
+                fd = os.open(entry.path, os.O_RDONLY | NOFOLLOW)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    unlock(fd, Path(entry.path))
+                except OSError:
+                    os.close(fd)
+
+
+def temp_dir(folder: Path) -> Path:
+    """A new private temporary folder in ``folder``'s marker, named by this
+    process (those of ended processes are removed first)."""
+    sweep_temps(folder)
+    base = Path(folder) / MARKER / TMP
+    for _ in range(9):  # (another writer may remove the empty folder in between)
+        base.mkdir(exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            return Path(tempfile.mkdtemp(prefix=f"{_me()}.", dir=base))
+    return Path(tempfile.mkdtemp(prefix=f"{_me()}.", dir=base))
+
+
+# --------------------------------------------------------------------------- locks
+
+def holder(path: Path) -> str:
+    """Who holds the flock on ``path`` (Linux's /proc/locks), for messages."""
+    try:
+        st = os.lstat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return "another process"
+    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in lines:
+        parts = line.split()
+        if len(parts) > 5 and parts[1] == "FLOCK" and parts[5] == dev and parts[4].isdigit():
+            try:
+                with open(f"/proc/{parts[4]}/cmdline", "rb") as fh:
+                    words = fh.read().decode(errors="replace").split("\0")
+            except OSError:
+                words = []
+            words = [w for w in words if w]
+            if len(words) > 1 and os.path.basename(words[0]).startswith("python"):
+                words = words[1:]  # the script, not the interpreter
+            words = [os.path.basename(words[0])] + words[1:] if words else []
+            cmd = " ".join(w for w in words if w)
+            return f"pid {parts[4]}" + (f": {cmd[:100]}" if cmd else "")
+    return "another process"
+
+
+def lock(path: Path, shown: str | None = None, lockfile: Path | None = None) -> tuple[int, Path | None]:
+    """An exclusive flock on the folder ``path`` itself, or on ``lockfile``
+    (for a file output: created, removed again by :func:`unlock`); a
+    :class:`BusyError` naming the holder if another process has it."""
+    for _ in range(20):
+        target = path if lockfile is None else lockfile
+        if lockfile is None:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW)
+        else:
+            fd = os.open(lockfile, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise BusyError(shown or path, f"another qacamp run is writing it "
+                            f"({holder(target)})", "wait until it has finished, then run the "
+                            "same command again") from None
+        except OSError:  # a file system without flock: nothing to lock
+            return fd, lockfile
+        if lockfile is None or os.fstat(fd).st_ino == _ino(lockfile):
+            return fd, lockfile
+        os.close(fd)  # removed by its last holder meanwhile: lock the new one
+    raise BusyError(shown or path, "its lock keeps changing", "run the command again")
+
+
+def _ino(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_ino
+    except OSError:
+        return None
+
+
+def unlock(fd: int, lockfile: Path | None) -> None:
+    if lockfile is not None:
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_ino == _ino(lockfile):
+                os.unlink(lockfile)
+    os.close(fd)
+
+
+__all__ = ["MARKER", "Record", "sha256_bytes", "sha256_file", "digest", "record_path",
+           "is_marked", "load", "record_of", "status", "remove_owned", "iter_records",
+           "input_key", "input_path", "link_on_way", "link_error", "temp_dir", "sweep_temps",
+           "BusyError", "lock", "unlock"]

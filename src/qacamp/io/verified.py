@@ -1,26 +1,25 @@
-"""Reading what qacamp wrote, verified before use.
+"""Reading what qacamp wrote: only files whose bytes equal their record.
 
 Every reader of an intermediate (``ingest/``, ``scores/``, ``reliability/``,
 the workflow's JSON files, figures) goes through :func:`read_bytes`,
-:func:`read_parquet` or :func:`read_json`: the file is read once into memory,
-hashed, and compared with qacamp's record of it (:mod:`.records`); a file that
-changed since it was written is refused ("changed since `qacamp ingest` wrote
-it ... rerun the same command to rebuild it").  Parquet is then parsed from
-the same bytes with the checks of :mod:`.parquet` and compared with the
-schema the reader declares.  The scoring's run tables, which grow with the
-number of runs, are instead copied to a private unnamed temporary file while
-they are hashed (:func:`read_row_groups`), and decoded from that copy a row
-group at a time.  A file without a record (a user's file, results
-of an older qacamp) is read with those checks alone.  Inside a
-:func:`~qacamp.io.writing` block each file read is noted as an input of the
-outputs, with the hash just computed (never read a second time).
+:func:`read_json`, :func:`read_parquet` or :func:`read_row_groups`: a file
+without a record is refused before it is read ("no record: qacamp did not
+write it or its record was removed"), and one whose bytes (read once,
+hashed) differ from its record is refused as changed.  Parquet is then parsed
+from those bytes and its columns compared with the schema the caller
+declares.  The scoring's run tables are copied to an unnamed temporary file
+while they are hashed and decoded from it a row group at a time
+(:class:`RowGroups`).  Inside a :func:`~qacamp.io.writing` block each file
+read is noted as an input of the outputs, with its hash.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,57 +28,18 @@ import polars as pl
 from ..errors import InputError
 from . import records
 from .outputs import active, kind_of
-from .parquet import Damaged, SchemaMismatch, open_parquet, parse_parquet
+from .parquet import Damaged, SchemaMismatch, decode, open_parquet, parse_parquet, parse_untrusted
 
 if TYPE_CHECKING:
-    from .rowgroups import RowGroups
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-MISSING_FIX = "run the workflow step that writes it"
-
-
-def _open_regular(path: Path) -> tuple[int, os.stat_result]:
-    """A descriptor open for reading on ``path`` and its status, refused
-    (InputError) unless it is a regular file (never blocks on a FIFO)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise InputError(path, None, "file not found", MISSING_FIX) from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open it ({exc.strerror or exc})",
-                         "check the path and that the file is readable") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = "a folder" if stat.S_ISDIR(st.st_mode) else (kind_of(st.st_mode)
-                                                               or "not a regular file")
-            raise InputError(path, None, f"the path is {what}, not a regular file",
-                             "give the path of the file qacamp wrote")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
+REBUILD = "the qacamp command that writes it (the workflow's command rebuilds it)"
 
 
-def _read_regular(path: Path) -> bytearray:
-    fd, st = _open_regular(path)
-    try:
-        data = bytearray(st.st_size)  # read once into one buffer (no copies)
-        view = memoryview(data)
-        got = 0
-        while got < st.st_size:
-            n = os.readv(fd, [view[got:got + records.CHUNK * 64]])
-            if n == 0:
-                break
-            got += n
-        view.release()
-        if got < st.st_size:
-            del data[got:]
-        return data
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read it ({exc.strerror or exc})",
-                         "check that the file is readable") from None
-    finally:
-        os.close(fd)
+def no_record(path, fix: str | None = None) -> InputError:
+    return InputError(path, None, "no record: qacamp did not write it or its record was removed",
+                      fix or f"rebuild with {REBUILD}")
 
 
 def changed_error(path, step: str, recorded: str | None, now: str) -> InputError:
@@ -89,32 +49,60 @@ def changed_error(path, step: str, recorded: str | None, now: str) -> InputError
                       f"hand, rerun `{step}`)")
 
 
-def read_verified(path: str | Path) -> tuple[bytearray, records.Record | None]:
-    """The bytes of ``path`` and qacamp's record of it (None if it keeps none),
-    refused if they do not match the record."""
-    path = Path(path)
-    data = _read_regular(path)
-    return data, verify_bytes(path, data)
-
-
-def verify_bytes(path: str | Path, data) -> records.Record | None:
-    """Check ``data``, the bytes just read from ``path`` (by any reader),
-    against qacamp's record of the file; note it as an input of the current
-    :func:`~qacamp.io.writing` block.  Returns the record (None if none)."""
-    return check_digest(path, records.sha256_bytes(data), len(data))
-
-
-def check_digest(path: str | Path, sha: str, size: int) -> records.Record | None:
-    """:func:`verify_bytes` of bytes already hashed: ``sha`` (SHA-256) and
-    ``size`` of what was just read from ``path``."""
+def _record(path: Path, rebuild: str | None) -> records.Record:
     found = records.record_of(path)
-    rec = found[1] if found else None
-    if rec is not None and rec.sha256 is not None and (rec.sha256 != sha or rec.size != size):
+    if found is None or found[1].sha256 is None:
+        if not os.path.lexists(path):
+            raise InputError(path, None, "file not found", "run the workflow step that writes it")
+        raise no_record(path, rebuild)
+    return found[1]
+
+
+def _open(path: Path) -> tuple[int, os.stat_result]:
+    """A descriptor on the regular file ``path`` (never a link, never blocking on a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | records.NOFOLLOW)
+    except OSError as exc:
+        what = "a symbolic link" if os.path.islink(path) else f"cannot open it ({exc.strerror})"
+        raise InputError(path, None, f"{what}, not a file qacamp wrote",
+                         "give the path of the file qacamp wrote") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else kind_of(st.st_mode) or "not a file"
+        raise InputError(path, None, f"the path is {what}, not a regular file",
+                         "give the path of the file qacamp wrote")
+    return fd, st
+
+
+def _check(path: Path, rec: records.Record, sha: str, size: int) -> records.Record:
+    if rec.sha256 != sha or rec.size != size:
         raise changed_error(path, rec.step, rec.sha256, sha)
     w = active()
     if w is not None:
         w.note_read(path, sha)
     return rec
+
+
+def read_verified(path: str | Path, rebuild: str | None = None
+                  ) -> tuple[bytearray, records.Record]:
+    """The bytes of ``path`` and qacamp's record of it, refused unless they match."""
+    path = Path(path)
+    rec = _record(path, rebuild)
+    fd, st = _open(path)
+    try:
+        data = bytearray(st.st_size)
+        view, got = memoryview(data), 0
+        while got < st.st_size and (n := os.readv(fd, [view[got:got + (1 << 26)]])):
+            got += n
+        view.release()
+        del data[got:]
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read it ({exc.strerror or exc})",
+                         "check that the file is readable") from None
+    finally:
+        os.close(fd)
+    return data, _check(path, rec, records.sha256_bytes(data), len(data))
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -125,11 +113,10 @@ def read_bytes(path: str | Path) -> bytes:
 def read_json(path: str | Path, what: str = "file") -> dict:
     """A JSON object qacamp wrote (verified; a damaged one names the file)."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, f"{what} not found", MISSING_FIX)
+    if not os.path.lexists(path):
+        raise InputError(path, None, f"{what} not found", "run the workflow step that writes it")
     data, rec = read_verified(path)
-    fix = (f"rerun `{rec.step}` to rebuild it" if rec is not None
-           else "give the JSON file qacamp writes there (rerun the command that writes it)")
+    fix = f"rerun `{rec.step}` to rebuild it"
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -141,83 +128,98 @@ def read_json(path: str | Path, what: str = "file") -> dict:
     return doc
 
 
+def parquet_error(path: Path, rec: records.Record, exc: Exception) -> InputError:
+    """The error naming ``path`` for a :class:`SchemaMismatch` or :class:`Damaged`."""
+    if isinstance(exc, SchemaMismatch):
+        return InputError(path, None, str(exc), f"rerun `{rec.step}` to rebuild it (it may come "
+                          "from another version of qacamp)")
+    return InputError(path, None, f"cannot be read although it is as `{rec.step}` wrote it "
+                      f"({exc})", f"rerun `{rec.step}` to rebuild it")
+
+
 def read_parquet(path: str | Path, columns: list[str] | None = None,
                  where: pl.Expr | None = None, schema: dict | None = None,
                  fix: str | None = None, strict: bool = True) -> pl.DataFrame:
-    """A Parquet file as a polars frame: verified against qacamp's record, its
-    frame and page checksums checked, its columns compared with ``schema``
-    (name -> dtype; the frame's columns come in that order) when given; only
-    ``columns`` and the rows matching ``where`` if given.  Every problem is an
-    :class:`~qacamp.errors.InputError` naming the file: missing, changed since
-    written, damaged, another table.  ``fix``: what to tell the user about a
-    damaged file that is not qacamp's own.  ``strict=False`` compares only the
-    declared columns present (a reader that uses some of them)."""
+    """A Parquet file qacamp wrote as a polars frame, verified against its
+    record, its columns compared with ``schema`` (name -> dtype; the frame's
+    columns come in that order) when given; only ``columns`` and the rows
+    matching ``where`` if given.  Every problem is an InputError naming the
+    file; ``fix``: the command that rebuilds it, for a file without a record.
+    ``strict=False`` compares only the declared columns present."""
     path = Path(path)
-    data, rec = read_verified(path)
+    data, rec = read_verified(path, fix)
     wanted = columns
     if columns is not None and where is not None:
         wanted = list(dict.fromkeys([*columns, *where.meta.root_names()]))
     try:
-        table = parse_parquet(data, wanted, schema, verified=rec is not None, strict=strict)
+        table = parse_parquet(data, wanted, schema, strict=strict)
     except (SchemaMismatch, Damaged) as exc:
-        raise parquet_error(path, rec, exc, fix) from None
+        raise parquet_error(path, rec, exc) from None
     df = pl.from_arrow(table)
     if where is not None:
         df = df.filter(where)
     return df.select(columns) if columns is not None and wanted != columns else df
 
 
-def parquet_error(path: Path, rec: records.Record | None, exc: Exception,
-                  fix: str | None = None) -> InputError:
-    """The error naming ``path`` for a :class:`SchemaMismatch` or :class:`Damaged`
-    raised while reading it (``rec``: qacamp's record of it, if any)."""
-    if isinstance(exc, SchemaMismatch):
-        return InputError(path, None, str(exc),
-                          f"rerun `{rec.step}` to rebuild it (it may come from another version "
-                          "of qacamp)" if rec is not None else
-                          fix or "give the file qacamp writes there (rerun the command that "
-                          "writes it)")
-    if rec is not None:
-        return InputError(path, None, f"cannot be read although it is as `{rec.step}` wrote "
-                          f"it ({exc})", f"rerun `{rec.step}` to rebuild it")
-    return InputError(path, None, f"is not a readable Parquet file ({exc})",
-                      fix or "give a Parquet file written by qacamp (rerun the command that "
-                      "writes it)")
+def parquet_file_bytes(path: str | Path, schema: dict | None = None) -> bytearray:
+    """The bytes of a Parquet file qacamp wrote, verified (record, schema), rows not decoded."""
+    data, rec = read_verified(path)
+    try:
+        open_parquet(data, [], schema)
+    except (Damaged, SchemaMismatch) as exc:
+        raise parquet_error(Path(path), rec, exc) from None
+    return data
 
 
-def _private_copy(path: Path):
-    """(file, record): a private copy of ``path`` in an unnamed temporary file
-    (removed when closed), hashed while it is copied and verified against
-    qacamp's record as :func:`read_verified` does; what is decoded from the
-    copy later is what was verified, although only a row group's bytes are
-    held in memory at a time."""
-    import hashlib
+def check_parquet(path: str | Path, schema: dict | None = None) -> None:
+    """Verify a Parquet file (record, schema) without keeping its rows."""
+    parquet_file_bytes(path, schema)
+
+
+def read_given_parquet(path: str | Path, data) -> pa.Table:
+    """The table in ``data``, the bytes a reader read from a Parquet file a
+    user gave: verified and parsed here when qacamp recorded the file (the
+    workflow's ``ingest/matrix.parquet``), else parsed and checked in full in
+    a child process (:func:`~.parquet.parse_untrusted`).  Raises
+    :class:`Damaged` or :class:`SchemaMismatch`."""
+    found = records.record_of(path)
+    if found is None or found[1].sha256 is None:
+        return parse_untrusted(data)
+    _check(Path(path), found[1], records.sha256_bytes(data), len(data))
+    return parse_parquet(data)
+
+
+def read_row_groups(path: str | Path, schema: dict,
+                    columns: list[str] | None = None) -> RowGroups:
+    """A Parquet file qacamp wrote, read later row group by row group
+    (:class:`RowGroups`): copied to an unnamed temporary file while it is
+    hashed and verified, so memory holds one row group's bytes at a time."""
     import tempfile
 
-    fd, _st = _open_regular(path)
-    try:
-        def no_room(exc: OSError) -> InputError:
-            return InputError(path, None, "cannot make a private copy of it in the temporary "
-                              f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
-                              "free space there, or set TMPDIR to a folder with space")
+    import pyarrow as pa
 
+    path = Path(path)
+    rec = _record(path, None)
+    fd, _st = _open(path)
+    try:
         try:
             copy = tempfile.TemporaryFile()
         except OSError as exc:
-            raise no_room(exc) from None
+            raise _no_room(path, exc) from None
         h, size = hashlib.sha256(), 0
         try:
-            while block := os.read(fd, records.CHUNK * 64):
+            while block := os.read(fd, 1 << 26):
                 h.update(block)
                 size += len(block)
                 try:
                     copy.write(block)
                 except OSError as exc:
-                    raise no_room(exc) from None
+                    raise _no_room(path, exc) from None
             try:
                 copy.flush()
             except OSError as exc:
-                raise no_room(exc) from None
+                raise _no_room(path, exc) from None
+            _check(path, rec, h.hexdigest(), size)
         except BaseException:
             copy.close()
             raise
@@ -226,56 +228,117 @@ def _private_copy(path: Path):
                          "check that the file is readable") from None
     finally:
         os.close(fd)
-    rec = check_digest(path, h.hexdigest(), size)
-    return copy, rec
 
-
-def read_row_groups(path: str | Path, schema: dict,
-                    columns: list[str] | None = None) -> RowGroups:
-    """A Parquet file read later row group by row group
-    (:class:`~qacamp.io.rowgroups.RowGroups`: the scoring's run tables, whose
-    rows a batch of runs reads without decoding the whole table): verified as
-    :func:`read_parquet` does, but from a private copy on disk
-    (:func:`_private_copy`), so memory holds one row group's bytes, not the
-    file's; its frame, footer and ``schema`` checked now, each row group's
-    pages when decoded."""
-    import pyarrow as pa
-
-    from .rowgroups import RowGroups
-
-    path = Path(path)
-    copy, rec = _private_copy(path)
-
-    def opener(dictionary: list[str] | None = None):
+    def opener(dictionary: list[str] | None = None) -> pq.ParquetFile:
         try:
-            return open_parquet(lambda: pa.PythonFile(copy, mode="r"), columns, schema,
-                                verified=rec is not None, dictionary=dictionary)
+            return open_parquet(pa.PythonFile(copy, mode="r"), columns, schema,
+                                dictionary=dictionary)
         except (SchemaMismatch, Damaged) as exc:
             raise parquet_error(path, rec, exc) from None
 
-    return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc),
-                     verified=rec is not None)
+    return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc))
 
 
-def check_parquet(path: str | Path, schema: dict | None = None) -> None:
-    """Verify a Parquet file (record, frame, metadata, schema) without keeping its rows."""
-    parquet_file_bytes(path, schema)
+def _no_room(path: Path, exc: OSError) -> InputError:
+    import tempfile
+
+    return InputError(path, None, "cannot make a private copy of it in the temporary folder "
+                      f"{tempfile.gettempdir()} ({exc.strerror or exc})",
+                      "free space there, or set TMPDIR to a folder with space")
 
 
-def parquet_file_bytes(path: str | Path, schema: dict | None = None) -> bytearray:
-    """The bytes of a Parquet file, verified as :func:`check_parquet` does
-    (record, frame, metadata, schema), rows not decoded."""
-    path = Path(path)
-    data, rec = read_verified(path)
-    try:
-        parse_parquet(data, [], schema, verified=rec is not None)
-    except (Damaged, SchemaMismatch) as exc:
-        step = f"rerun `{rec.step}` to rebuild it" if rec is not None else \
-            "give a Parquet file written by qacamp (rerun the command that writes it)"
-        raise InputError(path, None, f"is not a readable Parquet file ({exc})", step) from None
-    return data
+class RowGroups:
+    """The rows of one verified Parquet table, decoded a row group at a time.
+
+    The scoring's run tables grow with the runs: a batch of runs reads only
+    the row groups holding its rows (ingest writes them sorted by run), and
+    facts across all runs come from a scan of a few columns.  ``opener``
+    opens the checked file (string columns ``dictionary`` as dictionaries);
+    ``error`` makes the error for a damaged row group."""
+
+    def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
+                 error: Callable[[Exception], Exception]) -> None:
+        self._pf = opener(None)
+        self._opener = opener
+        self._coded: pq.ParquetFile | None = None
+        self.columns = list(columns)
+        self._error = error
+        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
+        self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+
+    @property
+    def height(self) -> int:
+        return self._pf.metadata.num_rows
+
+    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
+        try:
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+        except Damaged as exc:
+            raise self._error(exc) from None
+
+    def _group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns`` (the last one decoded is kept: batches
+        of runs in order share the row group at their boundary)."""
+        key = (g, tuple(columns))
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._read(self._pf, g, columns))
+        return self._last[1]
+
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
+
+    def chunks(self, columns: list[str] | None = None, coded: bool = False
+               ) -> Iterator[pl.DataFrame]:
+        """The table's ``columns`` (default: all read), one frame per row group
+        in file order (one empty frame for a table without rows).  ``coded``:
+        string columns as Categorical (a scan that counts or selects rows)."""
+        columns = list(columns or self.columns)
+        n = self._pf.num_row_groups
+        if not n:
+            yield self._empty(columns)
+        for g in range(n):
+            yield pl.from_arrow(self._coded_group(g, columns) if coded
+                                else self._group(g, columns))
+
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        import pyarrow as pa
+
+        if self._coded is None:
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
+                                        if f.name in self.columns
+                                        and (pa.types.is_string(f.type)
+                                             or pa.types.is_large_string(f.type)
+                                             or pa.types.is_string_view(f.type))])
+        return self._read(self._coded, g, columns)
+
+    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+             ) -> pl.DataFrame:
+        """The rows whose ``key`` is one of ``values``, in file order (the whole
+        table filtered), decoding only the row groups that hold such rows."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        columns = list(columns or self.columns)
+        wanted = frozenset(values)
+        if key not in self._values:
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist())
+                                 for g in range(self._pf.num_row_groups)]
+        parts = []
+        for g, present in enumerate(self._values[key]):
+            if not present & wanted:
+                continue
+            table = self._group(g, columns)
+            if not present <= wanted:
+                col = table.column(key)
+                table = table.filter(pc.is_in(col, value_set=pa.array(sorted(wanted),
+                                                                      type=col.type)))
+            parts.append(table)
+        if not parts:
+            return self._empty(columns)
+        return pl.from_arrow(pa.concat_tables(parts))
 
 
-__all__ = ["read_verified", "verify_bytes", "read_bytes", "read_json", "read_parquet",
-           "check_parquet", "parquet_file_bytes", "parquet_error", "read_row_groups",
-           "changed_error", "MISSING_FIX"]
+__all__ = ["read_verified", "read_bytes", "read_json", "read_parquet", "check_parquet",
+           "parquet_file_bytes", "read_given_parquet", "read_row_groups", "RowGroups",
+           "parquet_error", "changed_error", "no_record"]

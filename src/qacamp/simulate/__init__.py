@@ -20,6 +20,7 @@ name).  All texts are made up; no real campaign data is copied.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,17 @@ def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
     kind's options dataclass (None values keep the defaults)."""
     func, opts_cls = KINDS[kind]
     opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
-    return func(out, seed=seed, opts=opts, quiet=quiet)
+    with _writing(kind, out):
+        return func(out, seed=seed, opts=opts, quiet=quiet)
+
+
+def _writing(kind: str, out: str | Path):
+    """The simulation's files as one block of qacamp.io (claimed, recorded, all
+    or nothing); inside a command's block, that block."""
+    from ..io import active, writing
+
+    return contextlib.nullcontext() if active() is not None else \
+        writing(f"qacamp simulate {kind}", dirs=[out])
 
 
 #: kinds that can simulate for a campaign's own questions, and the file each reads
@@ -74,22 +85,24 @@ def simulate_for_questions(kind: str, out: str | Path, questions_file: str | Pat
     func, opts_cls = KINDS[kind]
     opts = replace(opts_cls(), **{k: v for k, v in options.items() if v is not None})
     kw = {} if seed is None else {"seed": seed}
-    if kind == "qa4mre":
-        return qa4mre.simulate_for_gold(out, questions_file, opts=opts, quiet=quiet, **kw)
-    from ..readers.trec_questions import read_series_xml
+    with _writing(kind, out):
+        if kind == "qa4mre":
+            return qa4mre.simulate_for_gold(out, questions_file, opts=opts, quiet=quiet, **kw)
+        from ..readers.trec_questions import read_series_xml
 
-    return trec_series.simulate(out, opts=opts, quiet=quiet,
-                                questions=read_series_xml(questions_file), **kw)
+        return trec_series.simulate(out, opts=opts, quiet=quiet,
+                                    questions=read_series_xml(questions_file), **kw)
 
 
 def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
     """Write every demo campaign under ``out`` (layout in ``README.md`` there)."""
     out = Path(out)
     counts = {}
-    for folder, kind in DEMO:
-        offset, options = DEMO_SETTINGS.get(folder, (0, {}))
-        counts[folder] = simulate(kind, out / folder, seed + offset, quiet=quiet, **options)
-    write_text(demo_readme(seed, counts), out / "README.md")
+    with _writing("demo", out):
+        for folder, kind in DEMO:
+            offset, options = DEMO_SETTINGS.get(folder, (0, {}))
+            counts[folder] = simulate(kind, out / folder, seed + offset, quiet=quiet, **options)
+        write_text(demo_readme(seed, counts), out / "README.md")
     return counts
 
 
