@@ -192,7 +192,7 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     """A failure after the first tables are written (here: in the judgments
     table's row groups) removes the spill folder, the written tables and their
     temporaries: the output folder is not created."""
-    from qacamp.io import files
+    from qacamp.io import outputs as files
 
     spill_root = tmp_path / "tmp"
     spill_root.mkdir()

@@ -120,12 +120,12 @@ def _no_space(*args, **kwargs):
 
 @pytest.mark.parametrize("writer", ["parquet", "csv", "text"])
 def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypatch, writer):
-    import qacamp.io.files
+    import qacamp.io.outputs
 
     target = tmp_path / f"out.{writer}"
     write_text("previous result", target)
-    # every writer ends in the one low-level write of qacamp.io.files
-    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
+    # every writer ends in the one low-level write of qacamp.io.outputs
+    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
     if writer == "parquet":
         call = lambda: write_parquet(FRAME, target)  # noqa: E731
     elif writer == "csv":
@@ -142,11 +142,11 @@ def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypat
 
 
 def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
-    import qacamp.io.files
+    import qacamp.io.outputs
 
     ingest = _ingest_dir(tmp_path)
     capsys.readouterr()
-    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
+    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
     assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err

@@ -1,41 +1,31 @@
-"""The outer layer's file reading and writing: owned, atomic, deterministic, verified.
+"""The outer layer's files: owned, atomic, deterministic, and read back only
+when equal to their record (docs/architecture.md, "Files: qacamp.io").
 
-* :func:`writing` (:mod:`.outputs`): a command claims and locks its outputs
-  first, then writes all or nothing and records each file's SHA-256 and its
-  inputs' (:mod:`.records`: what qacamp owns is what equals its record).
-* :func:`write_parquet`, :func:`write_parquet_parts`, :func:`write_csv`,
-  :func:`write_text`, :func:`write_bytes`, :func:`atomic_path`, the DuckDB
-  index and the spill file (:mod:`.files`); Parquet bytes (:mod:`.parquet`).
-* :func:`read_parquet`, :func:`read_json`, :func:`read_bytes`,
-  :func:`read_row_groups`, :func:`check_parquet` (:mod:`.verified`): only a
-  file equal to its record is read.
-* :func:`verify_tree`, :func:`prepare_outdir` (:mod:`.verify`): ``qacamp
-  verify`` and the workflow's check before it plans.
-
-docs/architecture.md ("Files: qacamp.io") describes the API.
+:mod:`.records` (what qacamp owns, locks, temporaries), :mod:`.outputs`
+(:func:`writing` and the writers), :mod:`.parquet` (Parquet bytes, row
+groups, the spill file), :mod:`.verified` (verified reads, the DuckDB index),
+:mod:`.verify` (``qacamp verify``, the workflow's check of its outdir).
 """
 
 from __future__ import annotations
 
-from .files import (
-    DUCKDB_FOLDERS,
-    INTERMEDIATE_FOLDERS,
-    Spill,
+from .outputs import (
+    active,
     atomic_path,
     output_error,
-    spilling,
     write_bytes,
-    write_campaign_duckdb,
     write_csv,
-    write_duckdb,
     write_parquet,
     write_parquet_parts,
     write_scores,
     write_text,
+    writing,
 )
-from .outputs import active, file_mode, writing
-from .records import MARKER, Record, is_marked, record_of, sha256_file
+from .parquet import ROW_GROUP, Spill, parquet_bytes, spilling
+from .records import MARKER, Record, file_mode, is_marked, record_of, sha256_file
 from .verified import (
+    DUCKDB_FOLDERS,
+    INTERMEDIATE_FOLDERS,
     check_parquet,
     parquet_file_bytes,
     read_bytes,
@@ -44,13 +34,15 @@ from .verified import (
     read_parquet,
     read_row_groups,
     read_verified,
+    write_campaign_duckdb,
+    write_duckdb,
 )
 from .verify import prepare_outdir, recorded_hashes, verify_tree
 
-__all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "Record", "Spill", "active",
-           "atomic_path", "check_parquet", "file_mode", "is_marked", "output_error",
-           "parquet_file_bytes", "prepare_outdir", "read_bytes", "read_given_parquet",
-           "read_json", "read_parquet", "read_row_groups", "read_verified", "record_of",
-           "recorded_hashes", "sha256_file", "spilling", "verify_tree", "write_bytes",
-           "write_campaign_duckdb", "write_csv", "write_duckdb", "write_parquet",
-           "write_parquet_parts", "write_scores", "write_text", "writing"]
+__all__ = ["DUCKDB_FOLDERS", "INTERMEDIATE_FOLDERS", "MARKER", "ROW_GROUP", "Record", "Spill",
+           "active", "atomic_path", "check_parquet", "file_mode", "is_marked", "output_error",
+           "parquet_bytes", "parquet_file_bytes", "prepare_outdir", "read_bytes",
+           "read_given_parquet", "read_json", "read_parquet", "read_row_groups",
+           "read_verified", "record_of", "recorded_hashes", "sha256_file", "spilling",
+           "verify_tree", "write_bytes", "write_campaign_duckdb", "write_csv", "write_duckdb",
+           "write_parquet", "write_parquet_parts", "write_scores", "write_text", "writing"]

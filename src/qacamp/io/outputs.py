@@ -1,27 +1,13 @@
-"""Claiming output paths and writing them all or nothing.
+"""Claiming outputs and writing them all or nothing, atomically and recorded.
 
-Every command that writes files runs inside one :func:`writing` block::
-
-    with writing("qacamp score", dirs=[args.out], inputs=[args.ingest], force=args.force):
-        ...                      # read, compute
-        write_parquet(df, Path(args.out) / "runs.parquet")
-
-Claims come first, before anything is computed: an output that is an input,
-a symbolic link, a device, a pipe, a socket or a path of the other kind is
-refused; a folder is written into only if new, empty or qacamp's (it holds
-``.qacamp-output/``), or with ``force``; an existing file is replaced only if
-qacamp recorded it (a file changed since is replaced with one line saying
-so), or with ``force`` (one line too).  Each claimed path is locked for the
-block (:func:`~.records.lock`: a second writer gets exit code 75).  Each
-refusal is an :class:`~qacamp.errors.OutputError`: one line, exit code 2.
-
-Inside the block the writers (:mod:`.files`) stage temporary files in this
-process's temporary folder inside the marker; the files read through
-:mod:`.verified` become the outputs' recorded inputs.  At the end the records
-are written, then every temporary file is renamed onto its target; an
-exception removes the temporaries and every folder the block created.  Files
-the same step wrote before and not this time are removed if they are as it
-wrote them, else left alone and named.  Modes follow the umask.
+Every command that writes runs inside one :func:`writing` block: its outputs
+are claimed and locked first (never an input, a link, a device, a pipe, a
+folder of other files, a file qacamp did not write; ``force`` takes over the
+last two), the writers (:func:`write_parquet`, :func:`write_bytes`, ...)
+stage files in the writer's temporary folder inside the marker, and at the
+end the records are written and every file renamed into place; an error
+leaves nothing.  A writer called outside a block is a block of its own.
+docs/architecture.md ("Files: qacamp.io") describes the rules.
 """
 
 from __future__ import annotations
@@ -34,22 +20,26 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
 
 from ..errors import BusyError, OutputError
 from . import records
-from .records import LOCK, MARKER, TMP, Record
+from .parquet import ROW_GROUP, parquet_bytes, write_row_groups
+from .records import LOCK, MARKER, TMP, Record, file_mode
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp_writing",
                                                                          default=None)
-
 FORCE_FIX = ("--force to let qacamp write its files there (it replaces only files of the names "
              "it writes)")
 DISK_FIX = ("give an output folder on a disk qacamp can write to (free space, write "
             "permission, not read-only)")
-#: What Snakemake itself leaves in a folder output
-SNAKEMAKE_FILES = (".snakemake_timestamp",)
+SNAKEMAKE_FILES = (".snakemake_timestamp",)  # what Snakemake leaves in a folder output
 
 
 def kind_of(mode: int) -> str | None:
@@ -68,22 +58,8 @@ def _lstat(path: Path) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise OutputError(path, exc.strerror or str(exc),
-                          "give a path qacamp can write to") from None
-
-
-def file_mode() -> int:
-    """``0666 & ~umask`` (the umask read without changing it where Linux shows it)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return 0o666 & ~int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
+        raise OutputError(path, exc.strerror or str(exc), "give a path qacamp can write to"
+                          ) from None
 
 
 def note(line: str) -> None:
@@ -91,19 +67,11 @@ def note(line: str) -> None:
     print(f"qacamp: {line}", file=sys.stderr)
 
 
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-@dataclass
-class _Staged:
-    tmp: Path
-    root: Path
-    sha256: str | None
-    size: int | None
+def output_error(path: str | Path, exc: OSError) -> OutputError:
+    """The project's error for an operating-system failure while writing ``path``."""
+    return OutputError(path, exc.strerror or str(exc) or type(exc).__name__,
+                       "free disk space or fix the folder's permissions, then rerun (nothing "
+                       "partial was kept)")
 
 
 class Writing:
@@ -115,7 +83,7 @@ class Writing:
         self.files: list[Path] = []
         self.inputs: dict[Path, str | None] = {}
         self.given: dict[Path, str] = {}
-        self.staged: dict[Path, _Staged] = {}
+        self.staged: dict[Path, tuple[Path, Path, str | None, int | None]] = {}
         self.created: list[Path] = []
         self.spelled: dict[Path, str] = {}
         self.locks: list[tuple[int, Path | None]] = []
@@ -125,15 +93,11 @@ class Writing:
     def show(self, path: Path) -> str:
         """``path`` (absolute) as the command's arguments spell it, for messages."""
         for claimed, given in self.spelled.items():
-            if path == claimed:
-                return given
-            if path.is_relative_to(claimed):
-                return os.path.join(given, os.path.relpath(path, claimed))
-            if claimed.is_relative_to(path):
-                up = Path(given)
-                for _ in range(len(claimed.parts) - len(path.parts)):
-                    up = up.parent
-                return str(up)
+            if path == claimed or path.is_relative_to(claimed):
+                return os.path.join(given, os.path.relpath(path, claimed)).removesuffix("/.")
+            up = Path(given).parents
+            if claimed.is_relative_to(path) and len(claimed.parts) - len(path.parts) <= len(up):
+                return str(up[len(claimed.parts) - len(path.parts) - 1])
         return str(path)
 
     # ------------------------------------------------------------------ claims
@@ -141,27 +105,25 @@ class Writing:
         """Inputs of the command (files or folders): never an output; files are
         recorded with their SHA-256 when the block ends."""
         for p in paths:
-            key = Path(os.path.abspath(p))
-            self.inputs.setdefault(key, None)
-            self.given.setdefault(key, os.fspath(p))
+            self.inputs.setdefault(Path(os.path.abspath(p)), None)
+            self.given.setdefault(Path(os.path.abspath(p)), os.fspath(p))
 
     def note_read(self, path: str | Path, sha256: str) -> None:
-        key = Path(os.path.abspath(path))
-        self.inputs[key] = sha256
-        self.given.setdefault(key, os.fspath(path))
+        self.inputs[Path(os.path.abspath(path))] = sha256
+        self.given.setdefault(Path(os.path.abspath(path)), os.fspath(path))
 
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
-            if path == inp or (os.path.lexists(path) and os.path.exists(inp) and _same(path, inp)):
+            if path == inp or (os.path.lexists(path) and os.path.exists(inp)
+                               and os.path.samefile(path, inp)):
                 raise OutputError(self.show(path), "it is an input of this command",
                                   "give an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
         missing = []
-        p = folder
-        while not os.path.lexists(p):
-            missing.append(p)
-            p = p.parent
+        while not os.path.lexists(folder):
+            missing.append(folder)
+            folder = folder.parent
         for d in reversed(missing):
             try:
                 os.mkdir(d)
@@ -172,23 +134,17 @@ class Writing:
             self.created.append(d)
 
     def _mark(self, folder: Path) -> None:
-        marker = folder / MARKER
-        st = _lstat(marker)
+        st = _lstat(folder / MARKER)
         if st is not None and not stat.S_ISDIR(st.st_mode):
-            raise records.link_error(marker, self.show(marker)) if stat.S_ISLNK(st.st_mode) \
-                else OutputError(self.show(marker), "not a folder", "remove it, then rerun")
+            raise records.link_error(folder / MARKER, self.show(folder / MARKER))
         if st is None:
-            try:
-                os.mkdir(marker)
-            except OSError as exc:
-                raise OutputError(self.show(folder), exc.strerror or str(exc), DISK_FIX) from None
-            self.created.append(marker)
+            self._mkdirs(folder / MARKER)
 
     def _lock(self, path: Path, lockfile: Path | None = None) -> None:
         try:
             self.locks.append(records.lock(path, self.show(path), lockfile))
         except BusyError:
-            if path in self.created:  # made by us, now the other writer's
+            if path in self.created:  # made by us a moment ago: now the other writer's
                 self.created.remove(path)
             raise
         except OSError as exc:
@@ -204,9 +160,10 @@ class Writing:
         elif stat.S_ISLNK(st.st_mode):
             raise records.link_error(folder, self.show(folder))
         elif not stat.S_ISDIR(st.st_mode):
-            raise OutputError(self.show(folder), f"it is {kind_of(st.st_mode) or 'an existing file'}"
-                              ", not a folder", "give a new or empty folder (qacamp never "
-                              "replaces a file, device or pipe by a folder)")
+            what = kind_of(st.st_mode) or "an existing file"
+            raise OutputError(self.show(folder), f"it is {what}, not a folder", "give a new or "
+                              "empty folder (qacamp never replaces a file, device or pipe by a "
+                              "folder)")
         self._lock(folder)
         if not records.is_marked(folder):
             try:
@@ -216,9 +173,8 @@ class Writing:
                                   "give a folder qacamp can read and write") from None
             if entries and not self.force and MARKER not in entries:
                 shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if entries[3:] else "")
-                raise OutputError(
-                    self.show(folder), f"the folder holds files qacamp did not write ({shown})",
-                    f"give a new or empty folder, or {FORCE_FIX}")
+                raise OutputError(self.show(folder), "the folder holds files qacamp did not "
+                                  f"write ({shown})", f"give a new or empty folder, or {FORCE_FIX}")
             self._mark(folder)
         self.dirs.append(folder)
         return folder
@@ -252,28 +208,26 @@ class Writing:
         if state == "changed":
             self.replacing[target] = f"{self.show(target)}: replaced; it had changed since " \
                 f"`{rec.step}` wrote it"
+        elif state == "unrecorded" and not self.force:
+            raise OutputError(self.show(target), "the file exists and was not written by qacamp",
+                              f"give another path, or {FORCE_FIX}")
         elif state == "unrecorded":
-            if not self.force:
-                raise OutputError(self.show(target), "the file exists and was not written by "
-                                  "qacamp", f"give another path, or {FORCE_FIX}")
             self.replacing[target] = f"{self.show(target)}: replaced a file qacamp did not " \
                 "write (--force)"
 
     # ------------------------------------------------------------------ staging
-    def root_of(self, target: Path) -> Path:
-        """The claimed folder whose marker records ``target``."""
-        if target in self.files:
-            return target.parent
-        for folder in sorted(self.dirs, key=lambda d: -len(d.parts)):
-            if target.is_relative_to(folder) and target != folder:
-                return folder
-        raise OutputError(self.show(target), "not among the outputs this command claimed",
-                          "report this as a bug of qacamp (every output is claimed first)")
-
-    def prepare(self, path: str | Path) -> tuple[Path, Path]:
-        """Check that ``path`` may be (re)written now; ``(target, root)``."""
+    def prepare(self, path: str | Path, suffix: str, create: bool = True
+                ) -> tuple[Path, Path, Path]:
+        """Check that ``path`` may be (re)written now: ``(target, root, a new
+        temporary path for it)``, the temporary in this writer's folder of
+        ``root``'s marker (same file system: renamed at the end)."""
         target = Path(os.path.abspath(path))
-        root = self.root_of(target)
+        root = target.parent if target in self.files else next(
+            (d for d in sorted(self.dirs, key=lambda d: -len(d.parts))
+             if target.is_relative_to(d) and target != d), None)
+        if root is None:
+            raise OutputError(self.show(target), "not among the outputs this command claimed",
+                              "report this as a bug of qacamp (every output is claimed first)")
         self._check_not_input(target)
         parts = target.relative_to(root).parts
         if MARKER in parts or parts[0] == TMP:
@@ -286,11 +240,9 @@ class Writing:
         if st is not None and target not in self.files and target not in self.staged:
             self._check_replaceable(target, st, root)
         self._mkdirs(target.parent)
-        return target, root
+        return target, root, self._temp(root, target, suffix, create)
 
-    def temp(self, target: Path, root: Path, suffix: str, create: bool = True) -> Path:
-        """A new private temporary path for ``target`` in this process's
-        temporary folder of ``root`` (same file system, renamed at the end)."""
+    def _temp(self, root: Path, target: Path, suffix: str, create: bool = True) -> Path:
         if root not in self.temps:
             self.temps[root] = records.temp_dir(root)
         fd, tmp = tempfile.mkstemp(prefix=f"{target.name[:80]}.", suffix=suffix,
@@ -305,18 +257,16 @@ class Writing:
         old = self.staged.pop(target, None)
         if old is not None:
             with contextlib.suppress(OSError):
-                old.tmp.unlink()
-        self.staged[target] = _Staged(tmp, root, sha256, size)
+                old[0].unlink()
+        self.staged[target] = (tmp, root, sha256, size)
 
     # ------------------------------------------------------------------ end
     def commit(self) -> None:
         hashed = {}
         for path, sha in sorted(self.inputs.items()):
             if sha is None and path.is_file() and path not in self.staged:
-                try:
+                with contextlib.suppress(OSError):
                     sha = records.sha256_file(path)
-                except OSError:
-                    sha = None
             if sha is not None or path.is_file():
                 hashed[path] = sha
         for target in self.staged:
@@ -325,22 +275,24 @@ class Writing:
         # record, and a run that dies in between leaves a record its old file
         # does not match (refused, rebuilt), never an unchecked file
         written: list[tuple[Path, Path, bytes | None]] = []
-        renamed: set[Path] = set()
         existed = {t: os.path.lexists(t) for t in self.staged}
+        renamed: set[Path] = set()
         target = None
         try:
-            for target, s in sorted(self.staged.items()):
-                inputs = {records.input_key(self.given[p], s.root): sha
-                          for p, sha in hashed.items() if p != target}
-                rec = Record(file=Path(os.path.relpath(target, s.root)).as_posix(),
-                             step=self.step, sha256=s.sha256, size=s.size, inputs=inputs,
-                             temporary=self.temporary)
-                rp = records.record_path(s.root, target)
-                old = rp.read_bytes() if rp.is_file() and not rp.is_symlink() else None
-                written.append((target, rp, old))
-                self._write_record(rp, rec, s.root, target)
-            for target, s in sorted(self.staged.items()):
-                os.replace(s.tmp, target)
+            for target, (_tmp, root, sha, size) in sorted(self.staged.items()):
+                rec = Record(file=Path(os.path.relpath(target, root)).as_posix(), step=self.step,
+                             sha256=sha, size=size, temporary=self.temporary,
+                             inputs={records.input_key(self.given[p], root): h
+                                     for p, h in hashed.items() if p != target})
+                rp = records.record_path(root, target)
+                written.append((target, rp, rp.read_bytes() if rp.is_file() else None))
+                rp.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self._temp(root, target, ".json")
+                tmp.write_text(rec.dumps(), encoding="utf-8")
+                os.chmod(tmp, file_mode())
+                os.replace(tmp, rp)
+            for target, (tmp, *_rest) in sorted(self.staged.items()):
+                os.replace(tmp, target)
                 renamed.add(target)
         except OSError as exc:
             for t, rp, old in written:
@@ -349,37 +301,14 @@ class Writing:
                         os.unlink(t)  # a new file: gone again with its record
                     elif t in renamed:
                         continue  # its old version is replaced: keep the new record
-                    if old is None:
-                        rp.unlink()
-                    else:
-                        rp.write_bytes(old)
-            raise OutputError(self.show(target), exc.strerror or str(exc),
-                              "free disk space or fix the folder's permissions, then rerun "
-                              "(nothing partial was kept)") from None
-        for t in sorted(renamed):
-            if t in self.replacing:
-                note(self.replacing[t])
-        self._remove_obsolete()
-
-    def _write_record(self, rp: Path, rec: Record, root: Path, target: Path) -> None:
-        rp.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.temp(target, root, ".json")
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(rec.dumps())
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, rp)
-
-    def _remove_obsolete(self) -> None:
-        """Files this step wrote before and not now: removed if as it wrote them."""
-        for folder in self.dirs:
+                    rp.unlink() if old is None else rp.write_bytes(old)
+            raise output_error(self.show(target), exc) from None
+        for t in sorted(renamed & set(self.replacing)):
+            note(self.replacing[t])
+        for folder in self.dirs:  # what this step wrote before and not now
             for target, rp in list(records.iter_records(folder)):
-                if Path(os.path.abspath(target)) in self.staged:
-                    continue
-                try:
-                    rec = records.load(rp, target)
-                except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
-                    continue
-                if rec.step != self.step:
+                rec = _load(rp, target)
+                if rec is None or rec.step != self.step or target in self.staged:
                     continue
                 if not os.path.lexists(target):
                     with contextlib.suppress(OSError):
@@ -389,25 +318,29 @@ class Writing:
                          "and it is not the file it wrote (move or delete it yourself)")
 
     def abort(self) -> None:
-        for s in self.staged.values():
-            with contextlib.suppress(OSError):
-                s.tmp.unlink()
-        self.staged.clear()
         self.release()
         for d in reversed(self.created):
             with contextlib.suppress(OSError):
                 os.rmdir(d)
 
     def release(self) -> None:
-        """Remove this process's temporary folders and give up the locks."""
+        """Remove this writer's temporary folders and give up its locks."""
         for root, tmp in self.temps.items():
             shutil.rmtree(tmp, ignore_errors=True)
             with contextlib.suppress(OSError):
                 os.rmdir(root / MARKER / TMP)
         self.temps.clear()
+        self.staged.clear()
         for fd, lockfile in self.locks:
             records.unlock(fd, lockfile)
         self.locks.clear()
+
+
+def _load(rp: Path, target: Path) -> Record | None:
+    try:
+        return records.load(rp, target)
+    except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
+        return None
 
 
 def active() -> Writing | None:
@@ -422,51 +355,130 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
             invalidates: Iterable[str | Path] = ()) -> Iterator[Writing]:
     """Claim output ``files`` and folders ``dirs`` of command ``step`` (e.g.
     ``"qacamp score"``), given its ``inputs``, and write them all or nothing
-    (module docstring).  ``None`` entries are skipped (options not given).
-    ``temporary``: the outputs are shards the workflow deletes once merged.
-    ``invalidates``: files built from what this command replaces, removed
-    first if they are as qacamp wrote them (else left alone and named).
+    (``None`` entries: options not given).  ``temporary``: shards the workflow
+    deletes once merged.  ``invalidates``: files built from what the command
+    replaces, removed first if they are as qacamp wrote them (else named).
     Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
     w.add_inputs(p for p in inputs if p is not None)
-    if outer is not None:
+    token = None if outer else _ACTIVE.set(w)
+    try:
         for d in dirs:
             if d is not None and Path(os.path.abspath(d)) not in w.dirs:
                 w.claim_dir(d)
         for f in files:
             if f is not None and Path(os.path.abspath(f)) not in w.files:
                 w.claim_file(f)
+        for f in invalidates:
+            found = records.record_of(f)
+            if os.path.lexists(f) and not (found and records.remove_owned(Path(f), *found)):
+                note(f"{f}: left alone: it is not as qacamp wrote it")
         yield w
-        return
-    token = _ACTIVE.set(w)
-    try:
-        try:
-            for d in dirs:
-                if d is not None:
-                    w.claim_dir(d)
-            for f in files:
-                if f is not None:
-                    w.claim_file(f)
-            for f in invalidates:
-                _invalidate(Path(f))
-            yield w
+        if outer is None:
             w.commit()
-        except BaseException:
+    except BaseException:
+        if outer is None:
             w.abort()
-            raise
+        raise
     finally:
-        w.release()
-        _ACTIVE.reset(token)
+        if outer is None:
+            w.release()
+            _ACTIVE.reset(token)
 
 
-def _invalidate(path: Path) -> None:
-    found = records.record_of(path)
-    if found is not None and not records.remove_owned(path, *found) and os.path.lexists(path):
-        note(f"{path}: left alone: it is not as `{found[1].step}` wrote it")
-    elif found is None and os.path.lexists(path):
-        note(f"{path}: left alone: qacamp did not write it")
+# --------------------------------------------------------------------------- the writers
+
+@contextlib.contextmanager
+def _staging(path: str | Path, suffix: str, create: bool = True):
+    """``(temporary path, finish)``: write the temporary, then ``finish(sha256,
+    size)`` stages it for ``path``; on failure it is gone."""
+    w = active()
+    with contextlib.nullcontext(w) if w is not None else writing("qacamp.io", files=[path]) as w:
+        try:
+            target, root, tmp = w.prepare(path, suffix, create)
+        except OSError as exc:
+            raise output_error(path, exc) from None
+
+        def finish(sha: str | None, size: int | None) -> None:
+            os.chmod(tmp, file_mode())
+            w.stage(target, root, tmp, sha, size)
+        try:
+            yield tmp, finish
+        except OSError as exc:
+            raise output_error(path, exc) from None
+        finally:
+            if target not in w.staged:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
 
 
-__all__ = ["writing", "active", "Writing", "file_mode", "kind_of", "note", "FORCE_FIX",
-           "SNAKEMAKE_FILES"]
+@contextlib.contextmanager
+def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
+                hashed: bool = True) -> Iterator[Path]:
+    """A temporary path for a writer that needs one; on success it becomes
+    ``path``, on failure it is deleted.  ``create=False``: the path does not
+    exist yet; ``hashed=False``: the record holds no SHA-256 (DuckDB)."""
+    with _staging(path, suffix or ".tmp", create) as (tmp, finish):
+        yield tmp
+        finish(*((records.sha256_file(tmp), os.path.getsize(tmp)) if hashed else (None, None)))
+
+
+def write_all(fd: int, view: memoryview) -> None:
+    """Write every byte of ``view`` to the descriptor ``fd``."""
+    while view:
+        view = view[os.write(fd, view[: 1 << 24]):]
+
+
+def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
+    """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
+    view = memoryview(data).cast("B")
+    with _staging(path, suffix) as (tmp, finish):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            write_all(fd, view)
+        finally:
+            os.close(fd)
+        finish(records.sha256_bytes(view), view.nbytes)
+
+
+def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
+    """Write ``df`` atomically with deterministic options and page checksums."""
+    write_bytes(parquet_bytes(df), path, ".parquet")
+
+
+def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
+                        one_chunk: bool, row_group: int = ROW_GROUP) -> None:
+    """The rows of ``parts`` (Arrow tables, in order) as one Parquet file written
+    a row group at a time: the bytes :func:`write_parquet` writes for the
+    frame they concatenate to (:func:`~.parquet.write_row_groups`)."""
+    import pyarrow as pa
+
+    with atomic_path(path, ".parquet") as tmp:
+        try:
+            with pa.OSFile(str(tmp), "wb") as sink:
+                write_row_groups(sink, parts, schema, one_chunk, row_group)
+        except OSError as exc:  # pyarrow's words: "Error writing bytes to file. Detail: ..."
+            raise (OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc) from None
+
+
+def write_text(text: str, path: str | Path) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
+    write_bytes(text.encode("utf-8"), path)
+
+
+def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
+    """Write ``df`` as CSV atomically with a fixed float format."""
+    write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
+                ".csv")
+
+
+def write_scores(frames: dict[str, pl.DataFrame], wide: pl.DataFrame,
+                 outdir: str | Path) -> None:
+    """The scoring frames (frames, or their Parquet bytes) as ``<name>.parquet``
+    in ``outdir`` and the wide run table as ``runs.csv``, all or nothing."""
+    with writing("qacamp score", dirs=[outdir]):
+        for name, frame in frames.items():
+            data = parquet_bytes(frame) if isinstance(frame, pl.DataFrame) else frame
+            write_bytes(data, Path(outdir) / f"{name}.parquet", ".parquet")
+        write_csv(wide, Path(outdir) / "runs.csv", float_precision=6)

@@ -12,10 +12,15 @@ Columns are compared with the schema the caller declares (:func:`schema_problem`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import polars as pl
+
+from ..errors import OutputError
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
@@ -43,26 +48,19 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
     """The rows of the Parquet files ``sources`` (bytes written by
     :func:`parquet_bytes`, one schema, each sorted on ``key`` first) as one
     file: for each value of ``key`` in sorted order (nulls last), every
-    source's rows of that value in source order.  The same bytes as
-    :func:`parquet_bytes` of that concatenated frame, written row group by row
-    group: only one row group's rows are held at a time."""
+    source's rows of that value in source order; the bytes of
+    :func:`parquet_bytes` of that frame, a row group's rows held at a time."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    if len(sources) == 1:
-        return pa.py_buffer(sources[0])
     files = [pq.ParquetFile(pa.BufferReader(src)) for src in sources]
-    if not any(f.metadata.num_rows for f in files):
+    if len(files) == 1 or not any(f.metadata.num_rows for f in files):
         return pa.py_buffer(sources[0])
-    values: set = set()
-    for f in files:
-        values.update(f.read(columns=[key]).column(0).unique().to_pylist())
+    values = set().union(*(f.read(columns=[key]).column(0).unique().to_pylist() for f in files))
     ordered = sorted(v for v in values if v is not None) + ([None] if None in values else [])
-    sink = pa.BufferOutputStream()
-    with pq.ParquetWriter(sink, files[0].schema_arrow, **WRITE_OPTIONS) as writer:
-        pending: list[pa.RecordBatch] = []
-        held = 0
+
+    def parts():
         for value in ordered:
             for f in files:
                 for batch in f.iter_batches(batch_size=65536):
@@ -70,18 +68,9 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
                         col = batch.column(key)
                         batch = batch.filter(col.is_null() if value is None
                                              else pc.equal(col, value).fill_null(False))
-                    if not batch.num_rows:
-                        continue
-                    pending.append(batch)
-                    held += batch.num_rows
-                    while held >= ROW_GROUP:
-                        table = pa.Table.from_batches(pending).combine_chunks()
-                        writer.write_table(table.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
-                        rest = table.slice(ROW_GROUP)
-                        pending, held = rest.to_batches(), rest.num_rows
-        if held:
-            writer.write_table(pa.Table.from_batches(pending).combine_chunks(),
-                               row_group_size=ROW_GROUP)
+                    yield pa.Table.from_batches([batch])
+    sink = pa.BufferOutputStream()
+    write_row_groups(sink, parts(), files[0].schema_arrow, one_chunk=True)
     return sink.getvalue()
 
 
@@ -280,6 +269,147 @@ def parse_untrusted(data) -> pa.Table:
     return decode(lambda: table)
 
 
-__all__ = ["parquet_bytes", "concat_parquet_bytes", "write_row_groups", "parse_parquet",
-           "open_parquet", "decode", "parse_untrusted", "schema_problem", "Damaged",
-           "SchemaMismatch", "WRITE_OPTIONS", "ROW_GROUP"]
+
+
+class RowGroups:
+    """The rows of one verified Parquet table, decoded a row group at a time
+    (:func:`qacamp.io.read_row_groups`): the scoring's run tables grow with
+    the runs, so a batch of runs decodes only the row groups holding its rows
+    (ingest writes them sorted by run), and facts across all runs come from a
+    scan of a few columns.  ``opener(dictionary)`` opens the checked file
+    (string columns ``dictionary`` as dictionaries); ``error`` makes the
+    error for a damaged row group."""
+
+    def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
+                 error: Callable[[Exception], Exception]) -> None:
+        self._pf, self._opener, self._coded = opener(None), opener, None
+        self.columns, self._error = list(columns), error
+        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
+        self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+
+    @property
+    def height(self) -> int:
+        return self._pf.metadata.num_rows
+
+    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
+        try:
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+        except Damaged as exc:
+            raise self._error(exc) from None
+
+    def _group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns`` (the last one decoded is kept: batches
+        of runs in order share the row group at their boundary)."""
+        if self._last is None or self._last[0] != (g, tuple(columns)):
+            self._last = ((g, tuple(columns)), self._read(self._pf, g, columns))
+        return self._last[1]
+
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        import pyarrow as pa
+
+        if self._coded is None:
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
+                                        if f.name in self.columns and (
+                                            pa.types.is_string(f.type)
+                                            or pa.types.is_large_string(f.type)
+                                            or pa.types.is_string_view(f.type))])
+        return self._read(self._coded, g, columns)
+
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
+
+    def chunks(self, columns: list[str] | None = None, coded: bool = False
+               ) -> Iterator[pl.DataFrame]:
+        """The table's ``columns`` (default: all read), one frame per row group
+        (one empty frame for a table without rows); ``coded``: strings as
+        Categorical (a scan that counts or selects rows)."""
+        columns = list(columns or self.columns)
+        if not self._pf.num_row_groups:
+            yield self._empty(columns)
+        for g in range(self._pf.num_row_groups):
+            yield pl.from_arrow(self._coded_group(g, columns) if coded
+                                else self._group(g, columns))
+
+    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+             ) -> pl.DataFrame:
+        """The rows whose ``key`` is one of ``values``, in file order (the whole
+        table filtered), decoding only the row groups that hold such rows."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        columns, wanted = list(columns or self.columns), frozenset(values)
+        if key not in self._values:
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist()) for g in range(self._pf.num_row_groups)]
+        parts = []
+        for g, present in enumerate(self._values[key]):
+            if present & wanted:
+                table = self._group(g, columns)
+                if not present <= wanted:
+                    col = table.column(key)
+                    table = table.filter(pc.is_in(col, pa.array(sorted(wanted), type=col.type)))
+                parts.append(table)
+        return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
+
+
+SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
+             "then rerun (nothing partial was kept)")
+
+
+class Spill:
+    """Frames kept on disk while a command runs (``qacamp ingest``'s run
+    tables): Arrow IPC (LZ4) in one unnamed temporary file, which the system
+    removes however the process ends; a frame is read back batch for batch as
+    written (its chunks decide where Parquet pages end)."""
+
+    def __init__(self, fh) -> None:
+        self.fh, self.spans, self.end = fh, [], 0
+
+    def put(self, df: pl.DataFrame) -> int:
+        """Write ``df``; returns its handle."""
+        import pyarrow as pa
+
+        table, sink = df.to_arrow(), pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema,
+                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+            for batch in table.to_batches():
+                w.write_batch(batch)
+        data, start = memoryview(sink.getvalue()).cast("B"), self.end
+        try:
+            while data:
+                n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
+                data, self.end = data[n:], self.end + n
+        except OSError as exc:
+            raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
+                              else str(exc), SPILL_FIX) from None
+        self.spans.append((start, self.end - start))
+        return len(self.spans) - 1
+
+    def get(self, handle: int) -> pa.Table:
+        """The frame of ``handle`` as an Arrow table, batch for batch as written."""
+        import pyarrow as pa
+
+        start, size = self.spans[handle]
+        data = os.pread(self.fh.fileno(), size, start)
+        while len(data) < size:
+            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
+            if not more:
+                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
+            data += more
+        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
+
+    def frame(self, handle: int) -> pl.DataFrame:
+        """The frame of ``handle`` (polars)."""
+        return pl.from_arrow(self.get(handle), rechunk=False)
+
+
+@contextlib.contextmanager
+def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
+    """A :class:`Spill` in a new unnamed temporary file, gone when the block
+    ends or the process dies."""
+    try:
+        fh = tempfile.TemporaryFile(prefix=prefix)
+    except OSError as exc:
+        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
+    with fh:
+        yield Spill(fh)

@@ -1,24 +1,12 @@
-"""What qacamp owns: one record per file it wrote, and the one rule built on them.
+"""What qacamp owns: a file whose bytes equal its record, and nothing else.
 
-A folder qacamp writes into holds ``.qacamp-output/`` (:data:`MARKER`), with
-one JSON record per file written there (``.qacamp-output/<file>.json``)::
-
-    {"file": "judgments.parquet", "format": 1, "inputs": {"../../data/j.txt": "<sha256>"},
-     "sha256": "<sha256>", "size": 1945, "step": "qacamp ingest", "temporary": false}
-
-``inputs``: the SHA-256 of every file the step read (keyed relative to the
-record's folder when given relative); ``sha256``/``size`` are null for
-``campaign.duckdb`` (not byte-reproducible, checked by its views instead);
-``temporary`` marks a shard the workflow deletes once merged.  One record per
-file, so jobs writing into one folder at once need no shared lock.
-
-The rule (:func:`status`, :func:`remove_owned`): a file is qacamp's when its
-bytes equal its record, in a folder holding the marker; nothing else is ever
-deleted, and nothing is read or written through a symbolic link
-(:func:`link_on_way`).  Temporary files live in a folder per process inside
-the marker (:func:`temp_dir`), removed by the next writer once that process
-is gone.  :func:`lock` is one writer per output path (exit code 75 for the
-second, naming the first).
+A folder qacamp writes into holds ``.qacamp-output/`` (:data:`MARKER`) with
+one JSON record per file (``file, step, sha256, size, inputs, temporary``;
+docs/architecture.md, "Files: qacamp.io").  :func:`status` and
+:func:`remove_owned` are the one rule for every removal; nothing is read or
+written through a symbolic link (:func:`link_on_way`); temporary files live
+in a folder per writer inside the marker (:func:`temp_dir`), removed once its
+process is gone; :func:`lock` admits one writer per output path.
 """
 
 from __future__ import annotations
@@ -40,14 +28,14 @@ from ..errors import BusyError, InputError, OutputError
 MARKER = ".qacamp-output"
 SUFFIX = ".json"
 FORMAT = 1
-TMP = ".tmp"  # in a marker: one folder of temporary files per writing process
-LOCK = ".lock"
+TMP = ".tmp"  # in a marker: the writers' temporary folders
+LOCK = ".lock"  # in a marker: <file>.lock, the lock of a file output
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 @dataclass(frozen=True)
 class Record:
-    """The record of one output file (see the module docstring)."""
+    """The record of one output file."""
 
     file: str
     step: str
@@ -74,22 +62,30 @@ def sha256_file(path: str | Path) -> str:
 
 
 def digest(path: str | Path) -> tuple[str, int] | None:
-    """(SHA-256, size) of the regular file at ``path``, never through a link;
-    None when it is missing, a link, not a regular file or unreadable."""
+    """(SHA-256, size) of the regular file ``path`` (never through a link), else None."""
     try:
         fd = os.open(path, os.O_RDONLY | NOFOLLOW)
     except OSError:
         return None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
+        size = os.fstat(fd).st_size if stat.S_ISREG(os.fstat(fd).st_mode) else None
         with open(fd, "rb", closefd=False) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest(), st.st_size
+            return None if size is None else (hashlib.file_digest(fh, "sha256").hexdigest(), size)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def file_mode() -> int:
+    """``0666 & ~umask`` (read where Linux shows it: setting it is not thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            mask = next(int(ln.split()[1], 8) for ln in fh if ln.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
 def is_marked(folder: str | Path) -> bool:
@@ -102,21 +98,17 @@ def is_marked(folder: str | Path) -> bool:
 
 def record_path(root: str | Path, target: str | Path) -> Path:
     """Where the record of ``target`` (a file under the folder ``root``) lives."""
-    rel = Path(os.path.relpath(target, root)).as_posix()
-    return Path(root) / MARKER / f"{rel}{SUFFIX}"
+    return Path(root) / MARKER / f"{Path(os.path.relpath(target, root)).as_posix()}{SUFFIX}"
 
 
 def load(path: str | Path, target: str | Path | None = None) -> Record:
-    """The record at ``path`` (never through a link); a damaged one is an
-    InputError naming it."""
+    """The record at ``path`` (never through a link); InputError if damaged."""
     try:
-        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
-        with open(fd, "rb") as fh:
+        with open(os.open(path, os.O_RDONLY | NOFOLLOW), "rb") as fh:
             doc = json.loads(fh.read(1 << 20))
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT \
+                or not isinstance(doc.get("inputs") or {}, dict):
             raise ValueError("not a qacamp output record")
-        if not isinstance(doc.get("inputs") or {}, dict):
-            raise ValueError("'inputs' is not an object")
         return Record(file=str(doc["file"]), step=str(doc["step"]), sha256=doc.get("sha256"),
                       size=None if doc["size"] is None else int(doc["size"]),
                       inputs={str(k): v for k, v in (doc.get("inputs") or {}).items()},
@@ -129,19 +121,17 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
 
 
 def record_of(target: str | Path) -> tuple[Path, Record] | None:
-    """``(folder, record)`` of ``target`` from the nearest folder above it that
-    holds a marker; None if that marker holds no record of it (or none is found)."""
+    """``(folder, record)`` of ``target`` in the marker of the nearest folder
+    above it that has one; None without such a record."""
     target = Path(os.path.abspath(target))
-    for root in target.parents:
-        if is_marked(root):
-            rp = record_path(root, target)
-            return (root, load(rp, target)) if os.path.lexists(rp) else None
-    return None
+    root = next((p for p in target.parents if is_marked(p)), None)
+    rp = root and record_path(root, target)
+    return (root, load(rp, target)) if rp and os.path.lexists(rp) else None
 
 
 def status(target: Path, rec: Record | None) -> str:
-    """``ok`` (bytes equal the record; a record without SHA-256: present),
-    ``changed``, ``missing`` or ``unrecorded`` (no record)."""
+    """``ok`` (bytes equal the record; a record without SHA-256: a file is
+    there), ``changed``, ``missing`` or ``unrecorded``."""
     if not os.path.lexists(target):
         return "missing"
     if rec is None:
@@ -152,37 +142,31 @@ def status(target: Path, rec: Record | None) -> str:
 
 
 def remove_owned(target: Path, root: Path, rec: Record) -> bool:
-    """Delete ``target`` and its record if its bytes equal the record (the one
-    rule for every removal); False, nothing touched, otherwise."""
-    if rec.sha256 is None or link_on_way(root, target) is not None \
-            or status(target, rec) != "ok":
+    """Delete ``target`` and its record if its bytes equal the record; else
+    touch nothing and return False."""
+    if rec.sha256 is None or link_on_way(root, target) or status(target, rec) != "ok":
         return False
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(target)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(record_path(root, target))
+    for p in (target, record_path(root, target)):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
     return True
 
 
 def iter_records(folder: str | Path):
-    """``(target, record path)`` of every record in ``folder``'s marker (nested
-    ones for files in subfolders), sorted; temporary folders skipped."""
+    """``(target, record path)`` of every record in ``folder``'s marker, sorted."""
     base = Path(folder) / MARKER
     if not is_marked(folder):
         return
     for dirpath, dirnames, filenames in os.walk(base):
-        if dirpath == str(base) and TMP in dirnames:
-            dirnames.remove(TMP)
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(SUFFIX) and not name.startswith("."):
-                rp = Path(dirpath) / name
-                yield Path(folder) / rp.relative_to(base).as_posix()[: -len(SUFFIX)], rp
+        dirnames[:] = sorted(d for d in dirnames if not (dirpath == str(base) and d == TMP))
+        for name in sorted(n for n in filenames if n.endswith(SUFFIX) and n[0] != "."):
+            rp = Path(dirpath) / name
+            yield Path(folder) / rp.relative_to(base).as_posix()[: -len(SUFFIX)], rp
 
 
 def input_key(path: str | Path, root: str | Path) -> str:
     """How a record names an input: relative to the record's folder when the
-    command was given a relative path, else the absolute path."""
+    command was given a relative path, else absolute."""
     text = os.fspath(path)
     if os.path.isabs(text):
         return os.path.normpath(text)
@@ -194,18 +178,13 @@ def input_path(key: str, root: str | Path) -> Path:
     return Path(key) if os.path.isabs(key) else Path(os.path.normpath(Path(root) / key))
 
 
-# --------------------------------------------------------------------------- links
-
 def link_on_way(root: Path, target: Path) -> Path | None:
-    """The first symbolic link on the way from ``root`` (not included) down to
-    ``target`` (included), None if there is none."""
+    """The first symbolic link below ``root`` on the way down to ``target`` (included)."""
     p = Path(root)
     for part in Path(os.path.relpath(target, root)).parts:
         p = p / part
-        if os.path.islink(p):
-            return p
-        if not os.path.lexists(p):
-            return None
+        if os.path.islink(p) or not os.path.lexists(p):
+            return p if os.path.islink(p) else None
     return None
 
 
@@ -226,14 +205,10 @@ def _started(pid: int) -> str:
         return ""
 
 
-def _me() -> str:
-    return f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}"
-
-
 def _gone(name: str) -> bool:
-    """Whether the process a temporary folder ``name`` belongs to has ended
-    (only this host's processes are judged)."""
-    host, pid, started = ([*name.rsplit(".", 3), "", "", ""])[:3]
+    """Whether the process of the temporary folder ``name`` (host.pid.start.x)
+    has ended; a process of another host is never judged."""
+    host, pid, started = [*name.rsplit(".", 3), "", "", ""][:3]
     if host != socket.gethostname() or not pid.isdigit():
         return False
     try:
@@ -260,68 +235,60 @@ def sweep_temps(folder: Path) -> None:
                 fd = os.open(entry.path, os.O_RDONLY | NOFOLLOW)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    unlock(fd, Path(entry.path))
                 except OSError:
                     os.close(fd)
+                    continue
+                unlock(fd, Path(entry.path))
 
 
 def temp_dir(folder: Path) -> Path:
     """A new private temporary folder in ``folder``'s marker, named by this
-    process (those of ended processes are removed first)."""
+    process (``host.pid.start.random``)."""
     sweep_temps(folder)
     base = Path(folder) / MARKER / TMP
+    me = f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}."
     for _ in range(9):  # (another writer may remove the empty folder in between)
         base.mkdir(exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
-            return Path(tempfile.mkdtemp(prefix=f"{_me()}.", dir=base))
-    return Path(tempfile.mkdtemp(prefix=f"{_me()}.", dir=base))
+            return Path(tempfile.mkdtemp(prefix=me, dir=base))
+    return Path(tempfile.mkdtemp(prefix=me, dir=base))
 
 
 # --------------------------------------------------------------------------- locks
 
 def holder(path: Path) -> str:
-    """Who holds the flock on ``path`` (Linux's /proc/locks), for messages."""
+    """Who holds the flock on ``path`` (from Linux's /proc/locks), for messages."""
     try:
         st = os.lstat(path)
         with open("/proc/locks", encoding="ascii", errors="replace") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
+            lines = [ln.split() for ln in fh]
+        dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        pid = next(w[4] for w in lines if len(w) > 5 and w[1] == "FLOCK" and w[5] == dev)
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            words = [w for w in fh.read().decode(errors="replace").split("\0") if w]
+    except (OSError, StopIteration):
         return "another process"
-    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    for line in lines:
-        parts = line.split()
-        if len(parts) > 5 and parts[1] == "FLOCK" and parts[5] == dev and parts[4].isdigit():
-            try:
-                with open(f"/proc/{parts[4]}/cmdline", "rb") as fh:
-                    words = fh.read().decode(errors="replace").split("\0")
-            except OSError:
-                words = []
-            words = [w for w in words if w]
-            if len(words) > 1 and os.path.basename(words[0]).startswith("python"):
-                words = words[1:]  # the script, not the interpreter
-            words = [os.path.basename(words[0])] + words[1:] if words else []
-            cmd = " ".join(w for w in words if w)
-            return f"pid {parts[4]}" + (f": {cmd[:100]}" if cmd else "")
-    return "another process"
+    if len(words) > 1 and os.path.basename(words[0]).startswith("python"):
+        words = words[1:]  # the script, not the interpreter
+    cmd = " ".join([os.path.basename(words[0]), *words[1:]]) if words else ""
+    return f"pid {pid}" + (f": {cmd[:100]}" if cmd else "")
 
 
-def lock(path: Path, shown: str | None = None, lockfile: Path | None = None) -> tuple[int, Path | None]:
+def lock(path: Path, shown: str | None = None, lockfile: Path | None = None
+         ) -> tuple[int, Path | None]:
     """An exclusive flock on the folder ``path`` itself, or on ``lockfile``
-    (for a file output: created, removed again by :func:`unlock`); a
-    :class:`BusyError` naming the holder if another process has it."""
+    (a file output's, removed again by :func:`unlock`); :class:`BusyError`
+    naming the holder when another process has it."""
     for _ in range(20):
-        target = path if lockfile is None else lockfile
-        if lockfile is None:
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW)
-        else:
-            fd = os.open(lockfile, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW) if lockfile is None \
+            else os.open(lockfile, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise BusyError(shown or path, f"another qacamp run is writing it "
-                            f"({holder(target)})", "wait until it has finished, then run the "
-                            "same command again") from None
+            raise BusyError(shown or path, "another qacamp run is writing it "
+                            f"({holder(lockfile or path)})", "wait until it has finished, then "
+                            "run the same command again") from None
         except OSError:  # a file system without flock: nothing to lock
             return fd, lockfile
         if lockfile is None or os.fstat(fd).st_ino == _ino(lockfile):
@@ -338,14 +305,7 @@ def _ino(path: Path) -> int | None:
 
 
 def unlock(fd: int, lockfile: Path | None) -> None:
-    if lockfile is not None:
+    if lockfile is not None and os.fstat(fd).st_ino == _ino(lockfile):
         with contextlib.suppress(OSError):
-            if os.fstat(fd).st_ino == _ino(lockfile):
-                os.unlink(lockfile)
+            os.unlink(lockfile)
     os.close(fd)
-
-
-__all__ = ["MARKER", "Record", "sha256_bytes", "sha256_file", "digest", "record_path",
-           "is_marked", "load", "record_of", "status", "remove_owned", "iter_records",
-           "input_key", "input_path", "link_on_way", "link_error", "temp_dir", "sweep_temps",
-           "BusyError", "lock", "unlock"]

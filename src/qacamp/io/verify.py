@@ -1,23 +1,9 @@
-"""Checking a results folder against qacamp's records, and preparing the
-workflow's outdir.
-
-:func:`verify_tree` (``qacamp verify OUTDIR``) reports, changing nothing:
-
-* ``changed``: a file's bytes differ from its record (``campaign.duckdb``:
-  its views differ from those ``qacamp duckdb`` writes for its Parquet files);
-* ``missing``: a recorded file is gone (merged shards are not missing);
-* ``unrecorded``: a file in one of qacamp's folders without a record (logs,
-  Snakemake's time stamps and qacamp's temporary folders are not counted);
-* ``stale``: a file is as written, but an input it was built from is no longer
-  what the step read, or was rebuilt, changed or is stale itself; a
-  ``manifest.json`` listing another hash for a file than the file has.
-
-:func:`prepare_outdir` runs in the workflow's main process before Snakemake
-plans: it claims and locks the outdir, refuses any symbolic link in it and any
-file without a record at a path the workflow writes, removes what qacamp
-recorded and must rebuild (a changed file; a folder output with a changed,
-missing or stale file) and ages stale files, so that the run rebuilds exactly
-those.
+"""Checking a results folder against qacamp's records (:func:`verify_tree`,
+``qacamp verify``: changed, missing, unrecorded and stale files, changing
+nothing) and preparing the workflow's outdir before Snakemake plans
+(:func:`prepare_outdir`: claim and lock it, refuse links and files qacamp did
+not write where the run writes, remove what it must rebuild, age what is
+stale).  docs/architecture.md ("Files: qacamp.io") gives the rules.
 """
 
 from __future__ import annotations
@@ -30,9 +16,9 @@ from pathlib import Path
 
 from ..errors import InputError, OutputError
 from . import records
-from .files import duckdb_problem
 from .outputs import SNAKEMAKE_FILES
 from .records import MARKER, Record
+from .verified import duckdb_problem
 
 MANIFEST = "manifest.json"
 
