@@ -1,13 +1,10 @@
-"""Parquet bytes in and out.
+"""Parquet bytes in and out, and frames kept on disk while a command runs.
 
-Written with fixed options (zstd level 3, dictionary-encoded strings, no
-statistics) and a CRC-32 checksum on every page, so identical frames give
-identical bytes.  qacamp parses in its own process only bytes that equal
-their record (:mod:`.verified`): what it wrote itself.  The one Parquet file
-of unknown origin a user may give it, a score matrix, is parsed by
-:func:`parse_untrusted` in a child process that checks it in full, so any
-failure of pyarrow on hostile bytes (also an abort) is one clean error.
-Columns are compared with the schema the caller declares (:func:`schema_problem`).
+Written with fixed options and a CRC-32 checksum on every page, so identical
+frames give identical bytes.  qacamp parses in its own process only bytes
+equal to their record (:mod:`.verified`); a Parquet file of unknown origin (a
+user's score matrix) is parsed in a child process (:func:`parse_untrusted`),
+so any failure of pyarrow on hostile bytes, an abort too, is one clean error.
 """
 
 from __future__ import annotations
@@ -76,14 +73,10 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
 
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
                      row_group: int = ROW_GROUP) -> None:
-    """Write the rows of ``parts`` (Arrow tables of ``schema``, in order) to
-    ``sink`` as one Parquet file, row group by row group (``row_group`` rows
-    each, the last one shorter): only about one row group's rows are held at a
-    time.  Where pages end depends on the chunks of the table written, so the
-    bytes are those of :func:`parquet_bytes` of the concatenated frame when
-    that frame is one chunk (``one_chunk``: the parts are joined into one
-    chunk per row group, as a sorted frame is) or holds the parts' own chunks
-    (``one_chunk=False``: a concatenation of the parts)."""
+    """The rows of ``parts`` (Arrow tables of ``schema``, in order) to ``sink``
+    as one Parquet file, a row group (``row_group`` rows) held at a time: the
+    bytes of :func:`parquet_bytes` of the concatenated frame, which is one
+    chunk per row group (``one_chunk``, a sorted frame) or the parts' chunks."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -154,12 +147,9 @@ def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True
             return f"has none of the expected columns {', '.join(declared)} (another file?)"
         missing = extra = []
     if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"lacks the column(s) {', '.join(missing)}")
-        if extra:
-            parts.append(f"has the unexpected column(s) {', '.join(extra)}")
-        return " and ".join(parts) + " (another table's file?)"
+        return " and ".join([f"lacks the column(s) {', '.join(missing)}"] * bool(missing) + [
+            f"has the unexpected column(s) {', '.join(extra)}"] * bool(extra)
+        ) + " (another table's file?)"
     for col, dtype in declared.items():
         if col in got and got[col] != dtype and (strict or not _usable(got[col], dtype)):
             return f"column {col!r} is {got[col]}, not {dtype}"

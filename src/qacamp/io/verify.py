@@ -79,31 +79,35 @@ def verify_tree(root: str | Path) -> Report:
     if not root.is_dir():
         raise InputError(root, None, "folder not found",
                          "give a results folder (the config's outdir, or one campaign's folder)")
-    report = Report(root)
-    recs = collect(root)
-    hashes: dict[Path, str | None] = {}
+    report, recs = Report(root), collect(root)
+    hashes: dict[Path, tuple[str, int] | None] = {}
     state: dict[Path, str] = {}
     detail: dict[Path, str] = {}
 
-    def sha(path: Path) -> str | None:
+    def sha(path: Path, follow: bool = False) -> str | None:
+        """(A raw input, ``follow``: through links too, as the step read it.)"""
         if path not in hashes:
-            got = records.digest(path)
-            hashes[path] = got[0] if got else None
-        return hashes[path]
+            hashes[path] = records.digest(path)
+            if hashes[path] is None and follow:
+                with contextlib.suppress(OSError):
+                    hashes[path] = (records.sha256_file(path), os.path.getsize(path))
+        return hashes[path] and hashes[path][0]
 
     def status(target: Path, rec: Record, folder: Path) -> str:
-        if target not in state:
-            st = records.status(target, rec)
-            if st == "missing" and rec.temporary:
-                st = "gone"
-            elif st == "ok" and rec.sha256 is None and target.suffix == ".duckdb":
-                problem = duckdb_problem(target, rec, folder)
-                st, detail[target] = ("changed", problem) if problem else ("ok", "")
-            elif st == "changed" and rec.sha256 is not None:
-                now = sha(target)
-                detail[target] = (f"sha256 {rec.sha256[:16]}... written by `{rec.step}`, "
-                                  f"{(now or 'not a regular file')[:16]}... now")
-            state[target] = st
+        if target in state:
+            return state[target]
+        if not os.path.lexists(target):
+            state[target] = "gone" if rec.temporary else "missing"
+        elif rec.sha256 is None:  # campaign.duckdb: checked by its catalogue
+            problem = duckdb_problem(target, rec, folder) if target.suffix == ".duckdb" \
+                else None if os.path.isfile(target) and not os.path.islink(target) else "a link"
+            state[target], detail[target] = ("changed", problem) if problem else ("ok", "")
+        elif sha(target) == rec.sha256 and hashes[target][1] == rec.size:
+            state[target] = "ok"
+        else:
+            state[target], detail[target] = "changed", (
+                f"sha256 {rec.sha256[:16]}... written by `{rec.step}`, "
+                f"{(sha(target) or 'not a regular file')[:16]}... now")
         return state[target]
 
     for target, (rec, folder) in sorted(recs.items()):
@@ -112,8 +116,7 @@ def verify_tree(root: str | Path) -> Report:
         if st == "missing":
             report.findings.append(Finding("missing", target, f"written by `{rec.step}`"))
         elif st == "changed":
-            report.findings.append(Finding("changed", target, detail.get(target) or
-                                           f"not as `{rec.step}` wrote it"))
+            report.findings.append(Finding("changed", target, detail[target]))
     for d, rd, entries in _walk(root):
         for name in entries if rd is not None else ():
             p = d / name
@@ -167,7 +170,7 @@ def verify_tree(root: str | Path) -> Report:
                     if inp not in report.inputs_not_found:
                         report.inputs_not_found.append(inp)
                     continue
-                if recorded is not None and records.sha256_file(inp) != recorded:
+                if recorded is not None and sha(inp, follow=True) != recorded:
                     found = Finding("stale", target, f"its input {inp} changed since "
                                     f"`{rec.step}` read it", direct=True)
             if found is not None:
