@@ -347,26 +347,25 @@ def test_two_runs_on_one_outdir_from_two_folders(tmp_path):
     """`qacamp run` twice at once on one (absolute) outdir from two working
     folders (QACAMP_RACES times, default 1): one completes, the other stops
     at once with exit code 75 naming the first; the survivor's results are a
-    clean run's."""
+    clean run's (made first at the same absolute path, then moved aside)."""
     cfg = small_clef_campaign(tmp_path, runs=3, shards=1)
     doc = yaml.safe_load(cfg.read_text())
     for key in ("questions", "runs"):
         doc["campaigns"]["mine"][key] = str(tmp_path / doc["campaigns"]["mine"][key])
-    doc["outdir"] = str(tmp_path / "clean")
+    out = tmp_path / "race" / "results"
+    doc["outdir"] = str(out)
     cfg.write_text(yaml.safe_dump(doc))
     qacamp_run = [str(BIN / "qacamp"), "run", str(cfg)]
     (tmp_path / "ref").mkdir()
     ref = subprocess.run(qacamp_run, cwd=tmp_path / "ref", capture_output=True, text=True,
                          env=env(), timeout=1800)
     assert ref.returncode == 0, ref.stderr[-3000:]
+    out.rename(tmp_path / "clean")
     for i in range(int(os.environ.get("QACAMP_RACES", "1"))):
-        doc["outdir"] = str(tmp_path / f"out{i}")
-        cfg_i = tmp_path / f"race{i}.yaml"
-        cfg_i.write_text(yaml.safe_dump(doc))
         procs = []
         for side in "ab":
             (tmp_path / f"{side}{i}").mkdir()
-            procs.append(subprocess.Popen([*qacamp_run[:2], str(cfg_i)], cwd=tmp_path / f"{side}{i}",
+            procs.append(subprocess.Popen(qacamp_run, cwd=tmp_path / f"{side}{i}",
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                           text=True, env=env()))
         done = [(p.wait(timeout=1800), p.stderr.read()) for p in procs]
@@ -374,8 +373,8 @@ def test_two_runs_on_one_outdir_from_two_folders(tmp_path):
         refusal = [ln for ln in next(e for rc, e in done if rc == 75).splitlines()
                    if ln.startswith("qacamp")]
         assert len(refusal) == 1 and refusal[0].startswith(
-            f"qacamp: {tmp_path / f'out{i}'}: cannot write: another qacamp run is writing it "
-            "(pid "), refusal
+            f"qacamp: {out}: cannot write: another qacamp run is writing it (pid "), refusal
         assert refusal[0].endswith("Fix: wait until it has finished, then run the same "
                                    "command again"), refusal
-        assert differing_files(tmp_path / "clean", tmp_path / f"out{i}") == [], i
+        assert differing_files(tmp_path / "clean", out) == [], i
+        shutil.rmtree(out)
