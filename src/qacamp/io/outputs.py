@@ -17,7 +17,6 @@ import contextvars
 import os
 import shutil
 import stat
-import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,7 +27,7 @@ import polars as pl
 from ..errors import BusyError, OutputError
 from . import records
 from .parquet import ROW_GROUP, parquet_bytes, write_row_groups
-from .records import LOCK, MARKER, TMP, Record, file_mode
+from .records import LOCK, MARKER, TMP, Record, file_mode, kind_of, lstat, note, output_error
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -40,38 +39,6 @@ FORCE_FIX = ("--force to let qacamp write its files there (it replaces only file
 DISK_FIX = ("give an output folder on a disk qacamp can write to (free space, write "
             "permission, not read-only)")
 SNAKEMAKE_FILES = (".snakemake_timestamp",)  # what Snakemake leaves in a folder output
-
-
-def kind_of(mode: int) -> str | None:
-    """What a path that is neither a regular file nor a folder is."""
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return None
-
-
-def _lstat(path: Path) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise OutputError(path, exc.strerror or str(exc), "give a path qacamp can write to"
-                          ) from None
-
-
-def note(line: str) -> None:
-    """One line on stderr about a file qacamp replaced or left alone."""
-    print(f"qacamp: {line}", file=sys.stderr)
-
-
-def output_error(path: str | Path, exc: OSError) -> OutputError:
-    """The project's error for an operating-system failure while writing ``path``."""
-    return OutputError(path, exc.strerror or str(exc) or type(exc).__name__,
-                       "free disk space or fix the folder's permissions, then rerun (nothing "
-                       "partial was kept)")
 
 
 class Writing:
@@ -114,10 +81,10 @@ class Writing:
 
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
-            if path == inp or (os.path.lexists(path) and os.path.exists(inp)
-                               and os.path.samefile(path, inp)):
-                raise OutputError(self.show(path), "it is an input of this command",
-                                  "give an output path that is not one of the command's inputs")
+            with contextlib.suppress(OSError):  # (a dangling link is no input)
+                if path == inp or (os.path.lexists(path) and os.path.samefile(path, inp)):
+                    raise OutputError(self.show(path), "it is an input of this command", "give "
+                                      "an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
         missing = []
@@ -134,7 +101,7 @@ class Writing:
             self.created.append(d)
 
     def _mark(self, folder: Path) -> None:
-        st = _lstat(folder / MARKER)
+        st = lstat(folder / MARKER)
         if st is not None and not stat.S_ISDIR(st.st_mode):
             raise records.link_error(folder / MARKER, self.show(folder / MARKER))
         if st is None:
@@ -154,7 +121,7 @@ class Writing:
         folder = Path(os.path.abspath(path))
         self.spelled.setdefault(folder, os.fspath(path))
         self._check_not_input(folder)
-        st = _lstat(folder)
+        st = lstat(folder)
         if st is None:
             self._mkdirs(folder)
         elif stat.S_ISLNK(st.st_mode):
@@ -183,7 +150,7 @@ class Writing:
         target = Path(os.path.abspath(path))
         self.spelled.setdefault(target, os.fspath(path))
         self._check_not_input(target)
-        st = _lstat(target)
+        st = lstat(target)
         if st is not None:
             self._check_replaceable(target, st, target.parent)
         self._mkdirs(target.parent)
@@ -236,7 +203,7 @@ class Writing:
         link = records.link_on_way(root, target)
         if link is not None:
             raise records.link_error(link, self.show(link))
-        st = _lstat(target)
+        st = lstat(target)
         if st is not None and target not in self.files and target not in self.staged:
             self._check_replaceable(target, st, root)
         self._mkdirs(target.parent)

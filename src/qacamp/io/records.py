@@ -19,6 +19,7 @@ import os
 import shutil
 import socket
 import stat
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,14 +68,13 @@ def digest(path: str | Path) -> tuple[str, int] | None:
         fd = os.open(path, os.O_RDONLY | NOFOLLOW)
     except OSError:
         return None
-    try:
-        size = os.fstat(fd).st_size if stat.S_ISREG(os.fstat(fd).st_mode) else None
-        with open(fd, "rb", closefd=False) as fh:
-            return None if size is None else (hashlib.file_digest(fh, "sha256").hexdigest(), size)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)
+        try:
+            return (hashlib.file_digest(fh, "sha256").hexdigest(), st.st_size) \
+                if stat.S_ISREG(st.st_mode) else None
+        except OSError:
+            return None
 
 
 def file_mode() -> int:
@@ -86,6 +86,38 @@ def file_mode() -> int:
         mask = os.umask(0o022)
         os.umask(mask)
     return 0o666 & ~mask
+
+
+def kind_of(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a folder is."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None
+
+
+def lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutputError(path, exc.strerror or str(exc), "give a path qacamp can write to"
+                          ) from None
+
+
+def note(line: str) -> None:
+    """One line on stderr about a file qacamp replaced or left alone."""
+    print(f"qacamp: {line}", file=sys.stderr)
+
+
+def output_error(path: str | Path, exc: OSError) -> OutputError:
+    """The project's error for an operating-system failure while writing ``path``."""
+    return OutputError(path, exc.strerror or str(exc) or type(exc).__name__,
+                       "free disk space or fix the folder's permissions, then rerun (nothing "
+                       "partial was kept)")
 
 
 def is_marked(folder: str | Path) -> bool:

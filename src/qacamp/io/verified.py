@@ -25,7 +25,7 @@ import polars as pl
 
 from ..errors import InputError, OutputError
 from . import records
-from .outputs import active, atomic_path, kind_of, writing
+from .outputs import active, atomic_path, writing
 from .parquet import (
     Damaged,
     RowGroups,
@@ -66,7 +66,7 @@ def _open(path: Path, fix: str | None) -> tuple[int, os.stat_result, records.Rec
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        what = "a folder" if stat.S_ISDIR(st.st_mode) else kind_of(st.st_mode) or "not a file"
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else records.kind_of(st.st_mode) or "not a file"
         raise InputError(path, None, f"the path is {what}, not a regular file",
                          "give the path of the file qacamp wrote")
     return fd, st, found[1]
@@ -240,8 +240,7 @@ def _no_room(path: Path, exc: OSError) -> InputError:
 
 #: The folders of a campaign holding its intermediates (Parquet files that
 #: get a DuckDB view, and whose hashes manifest.json lists), in order.
-DUCKDB_FOLDERS = ("ingest", "scores", "reliability")
-INTERMEDIATE_FOLDERS = DUCKDB_FOLDERS
+INTERMEDIATE_FOLDERS = ("ingest", "scores", "reliability")
 
 
 def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
@@ -251,7 +250,7 @@ def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
     if not campaign_dir.is_dir():
         raise InputError(campaign_dir, None, "campaign folder not found",
                          "give results/<campaign> (the folder holding ingest/ and scores/)")
-    write_duckdb(campaign_dir / "campaign.duckdb", [campaign_dir / f for f in DUCKDB_FOLDERS])
+    write_duckdb(campaign_dir / "campaign.duckdb", [campaign_dir / f for f in INTERMEDIATE_FOLDERS])
     return campaign_dir / "campaign.duckdb"
 
 
