@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import UsageError
+from .errors import QacampWarning, UsageError
 from .kinds import KINDS, Kind
 from .measures import nonresponse, validate
 from .names import BASELINE_PREFIX, is_baseline, natural_key
@@ -43,10 +43,6 @@ SCOPE_ORDER = {"question": 0, "qtype": 1, "series": 2, "topic": 3, "test": 4, "a
 PASSED_KEYS = ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
                "test_std_ddof", "baseline_seed", "edition", "pan_evaluator", "beta", "max_rank",
                "other_score", "run_format", "min_coverage")
-class QacampWarning(UserWarning):
-    """An ingest warning (a run covering few questions, patterns that timed out)."""
-
-
 def _escape(path: str | Path) -> str:
     # the config's paths are globs; a path given here is one file, taken literally
     return glob.escape(str(path))

@@ -11,7 +11,8 @@ unit id may start with ``#``); an error on such a line, or on a header
 starting with ``#``, says so.
 
 Parquet: the same wide layout (run columns of a numeric type), or long with
-exactly the columns ``unit, run, value``.
+exactly the columns ``unit, run, value``.  A notebook's frame is checked by
+the same rules (:func:`frame_matrix`).
 
 Strict values: a CSV cell is a plain decimal number (ASCII digits, optional
 sign, decimal point and exponent: ``0.5``, ``-2``, ``1e-3``), so ``1_000``,
@@ -209,6 +210,15 @@ def _read_parquet(path: str | Path) -> Matrix:
         raise InputError(path, "byte 0", f"not a readable Parquet file ({exc})",
                          "write the matrix with a Parquet writer, or as CSV") from None
     del data
+    return frame_matrix(path, df)
+
+
+def frame_matrix(source: str | Path, df: pl.DataFrame) -> Matrix:
+    """A matrix frame (a Parquet file's, or a notebook's frame; ``source`` names
+    it in errors) checked by the Parquet rules: wide, the unit ids in a first
+    column named ``unit`` (any case; text or integers) and a numeric column per
+    run, or long with exactly the columns ``unit, run, value``."""
+    path = source
     if df.height == 0 or not df.columns:
         raise InputError(path, "row 1", "no rows or no columns",
                          "give one column per run, one row per unit")

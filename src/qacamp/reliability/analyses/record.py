@@ -26,6 +26,7 @@ Kernels take and return frames: nothing here opens a file.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +71,10 @@ class Option:
     #: a size the collection must hold: the kind's default (a plan value the
     #: campaign did not configure) is fitted to the collection
     fitted: bool = False
+    #: the notebook API (:mod:`.python`): the Python values the option takes
+    #: besides its command-line text, as ``python(flag, value) -> text``
+    #: (:func:`size_text`, :func:`sizes_text`, :func:`grid_text`); None: text only
+    python: Callable[[str, Any], str] | None = None
 
     @property
     def dest(self) -> str:
@@ -229,6 +234,43 @@ OUT = Option(("--out",), "write the result here (Parquet) and a one-line summary
 SUMMARY = Option(("--summary",), "also write the one-row summary here")
 
 
+#: options of the workflow's jobs (shards, the config key errors name, sizes fitted
+#: to the collection, pair counts to merge): a Python call runs the whole analysis
+WORKFLOW_ONLY = ("shard", "config_prefix", "fit_to_collection", "counts")
+
+
+def size_text(flag: str, value: Any) -> str:
+    """A subset size from Python: an integer (or text: ``"half"``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    raise UsageError(f"{flag}: {value!r} is not a subset size (an integer, or 'half')")
+
+
+def sizes_text(flag: str, value: Any) -> str:
+    """Subset sizes from Python: text (``"10:half:auto"``) or a list of integers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+        return ",".join(str(int(v)) for v in value)
+    raise UsageError(f"{flag}: {value!r} is not a list of sizes or their text (give a list "
+                     "of integers such as [5] or [5, 10], or text such as '5:10' or "
+                     "'10:half:auto')")
+
+
+def grid_text(flag: str, value: Any) -> str:
+    """A grid of numbers from Python: text (``"0.01:0.10:0.01"``) or a list of numbers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+        return ",".join(repr(float(v)) for v in value)
+    raise UsageError(f"{flag}: {value!r} is not a list of numbers or their text (give e.g. "
+                     "[0.01, 0.05] or '0.01:0.10:0.01')")
+
+
 def seed_option(help: str = SEED_HELP) -> Option:
     return Option(("--seed",), help, type=int, default=0, bounds={"lo": 0, "integer": True},
                   key="seed")
@@ -328,4 +370,5 @@ __all__ = ["Analysis", "CampaignTables", "Option", "Output", "InputFile", "Input
            "MATRIX_INPUT", "CONFIG_PREFIX", "FIT_TO_COLLECTION", "SHARD", "COUNTS", "OUT",
            "SUMMARY", "DEFAULT_MATRIX_MEASURE", "seed_option", "config_key", "check_options",
            "seed_name", "shard_share", "too_big", "tag_shard", "checked_shards", "always",
-           "never", "wrote", "subset_sizes"]
+           "never", "wrote", "subset_sizes", "WORKFLOW_ONLY", "size_text", "sizes_text",
+           "grid_text"]
