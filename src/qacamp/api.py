@@ -39,7 +39,7 @@ from .eval_options import (
     python_arguments,
 )
 from .kinds import KINDS
-from .measures import nonresponse
+from .measures import UNIT_VALUES, nonresponse
 from .names import BASELINE_PREFIX, is_baseline, natural_key
 
 #: The order of the scopes within a run (per-question rows first, as trec_eval -q).
@@ -61,10 +61,7 @@ def per_question_measures(kind: str, measures: Sequence[str]) -> tuple[list[str]
     """(measures with a per-question value, measures without one) of ``kind``:
     those of the scores' ``units.parquet`` and those that are means or sums of
     a value per question (:data:`qacamp.measures.nonresponse.PER_QUESTION`)."""
-    unit_level = {"accuracy", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
-                  "list_precision", "list_recall", "list_f", "other_recall",
-                  "other_precision", "other_f", "other_pyramid_recall", "other_pyramid_f"}
-    has = unit_level | (set(nonresponse.PER_QUESTION) if KINDS[kind].nonresponse else set())
+    has = UNIT_VALUES | (set(nonresponse.PER_QUESTION) if KINDS[kind].nonresponse else set())
     return [m for m in measures if m in has], [m for m in measures if m not in has]
 
 

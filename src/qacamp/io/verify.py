@@ -271,6 +271,11 @@ def prepare_outdir(outdir: str | Path, folder_outputs=(), dry_run: bool = False)
     out = Path(outdir)
     claim_outdir(out, dry_run)
     for folder in map(Path, folder_outputs):
+        if folder.is_symlink():  # (walked, its target's files would be "not written by qacamp")
+            raise OutputError(folder, f"it is a symbolic link (to {os.readlink(folder)}), and "
+                              "the workflow replaces this folder whole when it rebuilds it",
+                              "replace the link by a folder of its own (or remove it), then "
+                              "rerun")
         if not folder.is_dir():
             continue
         for dirpath, dirnames, files in os.walk(folder):
