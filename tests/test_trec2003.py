@@ -169,6 +169,20 @@ def test_eval_prints_the_same_final_score(tmp_path, capsys):
     got = {m: float(v) for _run, m, _s, _u, v in rows}
     assert got == {"type_score": pytest.approx(FINAL, abs=1e-15),
                    "other_f": pytest.approx(DEF_F, abs=1e-15)}
+    # without --preset: the same numbers, and one line saying which beta and why
+    assert main(["eval", "trec-factoid", "--questions", str(QUESTIONS),
+                 "--nuggets", c["nuggets"], "--list-key", c["list_key"],
+                 "--definition", str(tmp_path / "d1"), "--definition-nuggets",
+                 str(tmp_path / "d2"), "--min-coverage", "0", "--precision", "full",
+                 "-m", "type_score", "-m", "other_f", str(tmp_path / "f"),
+                 str(tmp_path / "l")]) == 0
+    cap = capsys.readouterr()
+    rows = [line.split("\t") for line in cap.out.splitlines()[1:]]
+    assert {m: float(v) for _run, m, _s, _u, v in rows} == got
+    assert [ln for ln in cap.err.splitlines() if "beta" in ln] == [
+        f"qacamp eval: warning: {QUESTIONS}: beta 5 (TREC 2003): TREC 2003 scored definition "
+        'questions by the nugget F with beta 5 (from 2004 on, 3; docs/semantics.md, "Year '
+        'rules"); the campaign key beta (qacamp eval --beta) sets another']
 
 
 def test_definitions_need_their_files_or_an_explicit_skip(tmp_path):

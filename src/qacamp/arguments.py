@@ -46,8 +46,21 @@ def _bool(value: object) -> bool | None:
 def number(name: str, value: object, integer: bool = False,
            bounds: Mapping[str, Any] | None = None) -> int | float:
     """``value`` as the number the option takes (an integer with ``integer``),
-    within ``bounds`` (:func:`qacamp.bounds.number_problem`'s keywords)."""
-    b = dict(bounds or {})
+    within ``bounds`` (:func:`qacamp.bounds.number_problem`'s keywords); without
+    ``bounds`` its type only, as ``argparse``'s ``int``/``float`` (a range
+    checked later, by the config schema, gives its own message there)."""
+    if bounds is None:
+        ok = _bool(value) is None and isinstance(value, numbers.Integral if integer
+                                                 else numbers.Real)
+        if not ok:
+            raise UsageError(f"{name}: {value!r} is not {'an integer' if integer else 'a number'}")
+        if integer:
+            return int(value)  # type: ignore[arg-type]
+        try:
+            return float(value)  # type: ignore[arg-type]
+        except OverflowError:  # an int beyond the float range, as float("1e400")
+            return float("inf") if value > 0 else float("-inf")  # type: ignore[operator]
+    b = dict(bounds)
     b["integer"] = integer or b.get("integer", False)
     if _bool(value) is None and isinstance(value, numbers.Real):
         if isinstance(value, numbers.Integral):

@@ -45,7 +45,7 @@ import polars as pl
 from ..errors import InputError
 from ..tables import SCHEMAS, conform
 from . import _matrix_columns
-from ._text import end_of_file, read_bytes, read_lines
+from ._text import end_of_file, first_data_line, read_bytes, read_lines
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"
@@ -114,7 +114,12 @@ def _read_csv(path: str | Path) -> Matrix:
     :func:`csv_by_line` when the columnar reader refuses it (which then
     reports the first offending line)."""
     fast = _matrix_columns.read_csv(path)
-    return Matrix(*fast, "wide") if fast is not None else csv_by_line(path)
+    m = Matrix(*fast, "wide") if fast is not None else csv_by_line(path)
+    if any(r.lower() == "unit" for r in m.runs):  # read as a run, ids would be scores
+        first = first_data_line(path)
+        raise InputError(path, f"line {first[0] if first else 1}", "the unit column comes "
+                         "after the runs", "put the unit ids in the first column")
+    return m
 
 
 def csv_by_line(path: str | Path) -> Matrix:
@@ -225,6 +230,10 @@ def frame_matrix(source: str | Path, df: pl.DataFrame) -> Matrix:
     if set(df.columns) == {"unit", "run", "value"}:
         return _long(path, df)
     has_unit = df.columns[0].lower() == "unit"
+    later = next((c for c in df.columns[1:] if c.lower() == "unit"), None)
+    if later is not None:  # (read as a run, its ids would be one more run's scores)
+        raise InputError(path, f"column {later}", "the unit column comes after the runs",
+                         "put the unit ids in the first column")
     runs = df.columns[1:] if has_unit else df.columns
     if not runs:
         raise InputError(path, "row 1", "no run columns", "give one column per run")

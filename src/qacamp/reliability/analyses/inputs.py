@@ -153,11 +153,11 @@ def select_scores(df: pl.DataFrame, source: str | Path, measure: str | None,
                      include_baselines=include_baselines)
 
 
-def matrix_of(value: Any, source: str, measure: str | None = None, unit: str = QUESTION,
+def matrix_of(value: Any, source: str = "scores", measure: str | None = None, unit: str = QUESTION,
               judgment_set: str | None = None, include_baselines: bool = False,
               aggregator: str | None = None, default_measure: str = "score") -> ScoreMatrix:
-    """The score matrix of ``value`` (module docstring); ``source`` names a frame
-    in errors.  ``measure`` names the matrix (and seeds its trials); a matrix
+    """The score matrix of ``value`` (module docstring); ``source`` names it in
+    errors (a frame is "``source`` (a frame)").  ``measure`` names the matrix (and seeds its trials); a matrix
     without one is called ``default_measure``."""
     if isinstance(value, ScoreMatrix):
         if include_baselines:
@@ -174,6 +174,7 @@ def matrix_of(value: Any, source: str, measure: str | None = None, unit: str = Q
             raise UsageError(f"{source}: cannot make a score matrix of a "
                              f"{type(value).__name__}: give a polars (or pandas) frame, a "
                              "matrix file's path or a ScoreMatrix")
+        source = f"{source} (a frame)"
         if is_scores(frame):
             frame = check_columns(source, frame, {c: t for c, t in SCORE_COLUMNS.items()
                                                   if c in frame.columns})

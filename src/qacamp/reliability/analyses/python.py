@@ -157,7 +157,7 @@ def call(analysis: Analysis, args: tuple, kwargs: dict) -> Any:
               for dest, f in files.items() if given.get(dest) is not None}
     matrix = None
     if given.get("scores") is not None:
-        matrix = matrix_of(given["scores"], "scores (a frame)", ns.measure, ns.unit,
+        matrix = matrix_of(given["scores"], "scores", ns.measure, ns.unit,
                            ns.judgment_set, ns.include_baselines, ns.aggregator,
                            DEFAULT_MATRIX_MEASURE)
     result = analysis.run(Inputs(matrix, inputs), ns)
