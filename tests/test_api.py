@@ -298,3 +298,63 @@ def test_every_analysis_with_inputs_in_memory_has_its_function():
     for analysis in ANALYSES.values():
         has = analysis.name in FUNCTIONS
         assert has == all(f.read in ("parquet", "rankings") for f in analysis.files)
+
+
+# --------------------------------------------------------------------------- evaluate's frames
+
+def test_evaluate_takes_frames_for_the_tabular_files_with_the_numbers_of_the_files(here):
+    from hostile_util import clef
+
+    clef(here)
+    by_path = qacamp.evaluate("clef-qa", ["runs/a.tsv", "runs/b.tsv"], questions="q.tsv",
+                              per_question=True)
+    q = pl.read_csv("q.tsv", separator="\t")
+    a, b = (pl.read_csv(f"runs/{r}.tsv", separator="\t") for r in "ab")
+    assert a.schema["qid"] == pl.Int64 and a.schema["answered"] == pl.Int64
+    assert qacamp.evaluate("clef-qa", [a, "runs/b.tsv"], questions=q,
+                           per_question=True).equals(by_path)
+    assert qacamp.evaluate("clef-qa", [a.to_pandas(), b.to_arrow()], questions=q.to_pandas(),
+                           per_question=True).equals(by_path)
+    # PAN: a run is named by its folder, so frames come as a mapping name -> frame
+    root = ROOT / "resources" / "demo" / "pan"
+    paths = sorted((root / "runs").glob("*/answers.jsonl"))[:3]
+    pan = qacamp.evaluate("pan", paths, truth=root / "truth.jsonl")
+    frames = {p.parent.name: pl.read_ndjson(p) for p in paths}
+    assert qacamp.evaluate("pan", frames, truth=pl.read_ndjson(root / "truth.jsonl")).equals(pan)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: a.rename({"answer": "text"}), "runs[0] (a frame): column answer: the frame's "
+     "columns are run, qid, answered, judgment, text. Fix: give the columns run, qid, answered, "
+     "judgment, answer"),
+    (lambda a: a.with_columns(answered=pl.Series([1, 2, 1, 0])),
+     "runs[0] (a frame): row 2: answered is '2'. Fix: write 1 or 0"),
+    (lambda a: a.with_columns(qid=pl.Series([1, 2, 3, 9])),
+     "runs[0] (a frame): row 4: question 9 is not in the question set"),
+    (lambda a: a.with_columns(answer=pl.lit("x\ty")),
+     "runs[0] (a frame): row 1, column answer: the value holds a tab or a line break"),
+])
+def test_a_frame_is_checked_as_its_file_and_named_by_its_argument_and_row(change, message,
+                                                                           here):
+    from hostile_util import clef
+
+    clef(here)
+    a = change(pl.read_csv("runs/a.tsv", separator="\t"))
+    assert api_message(lambda: qacamp.evaluate("clef-qa", [a], questions="q.tsv")
+                       ).startswith(message)
+
+
+def test_frames_where_the_format_is_no_table_are_refused(here):
+    from hostile_util import qa4mre
+
+    qa4mre(here)
+    frame = pl.DataFrame({"qid": ["1"]})
+    assert api_message(lambda: qacamp.evaluate("qa4mre", ["runs/a.xml"], gold=frame)).startswith(
+        "gold (a frame): a qa4mre campaign takes its gold as files")
+    assert api_message(lambda: qacamp.evaluate("pan", [frame], truth="t.jsonl")).startswith(
+        "runs[0] (a frame): column id: ")
+    assert api_message(lambda: qacamp.evaluate(
+        "pan", [pl.DataFrame({"id": ["p1"], "value": [0.5]})], truth="t.jsonl")).startswith(
+        "runs[0] (a frame): PAN names a run by its folder: give the runs as a mapping")
+    assert api_message(lambda: qacamp.evaluate("clef-qa", {"x": frame}, questions="q.tsv")
+                       ).startswith("runs: a mapping names PAN runs")

@@ -28,7 +28,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import ConfigError, QacampWarning, UsageError
+from .errors import ConfigError, QacampError, QacampWarning, UsageError
+from .eval_frames import FrameFiles
 from .eval_options import (
     NAME,
     PASSED_KEYS,
@@ -156,7 +157,8 @@ def evaluate(kind: str, runs: Iterable[str | Path] = (), *, measures: Sequence[s
     a mapping, as ``--judgment-code``); ``measures`` (default: all of the
     kind), ``per_question`` (trec_eval's ``-q``), ``baselines`` (the
     pipeline's ``baseline:*`` runs, QA4MRE), ``judgment_set`` (default: the
-    primary one).  The values are checked as the command line checks them,
+    primary one).  A CLEF QA or PAN file may be given as a frame (polars,
+    pandas; :mod:`qacamp.eval_frames`).  The values are checked as the command line checks them,
     with its messages (exact types: ``per_question="no"`` or ``beta=True`` is
     refused); an option the kind's command has not (``year=`` for clef-qa)
     is refused.  Bad input raises :class:`qacamp.QacampError` naming the
@@ -173,20 +175,26 @@ def evaluate(kind: str, runs: Iterable[str | Path] = (), *, measures: Sequence[s
     from .ingest import warning_lines
 
     k = eval_kind(kind)
-    a = python_arguments(k, {"runs": runs, "measures": measures, "per_question": per_question,
-                             "baselines": baselines, "judgment_set": judgment_set, **options})
-    chosen = a.pop("measures", None)
-    if chosen is not None:
-        check_measures(k, chosen)
-    flags = {key: a.pop(key, False) for key in ("per_question", "baselines")}
-    js = a.pop("judgment_set", None)
-    config = campaign_config(kind, a.pop("runs", ()), set_name=a.pop("set_name", "adjudicated"),
-                             judgment_codes=a.pop("judgment_codes", None),
-                             skip=a.pop("skip", None), **a)
-    result = evaluate_campaign(kind, config, chosen, flags["per_question"], flags["baselines"],
-                               js)
-    for line in warning_lines(result.warnings):
-        warnings.warn(line, QacampWarning, stacklevel=2)
+    given = {"runs": runs, "measures": measures, "per_question": per_question,
+             "baselines": baselines, "judgment_set": judgment_set, **options}
+    with FrameFiles(k.name) as frames:
+        try:
+            a = python_arguments(k, frames.files(given))
+            chosen = a.pop("measures", None)
+            if chosen is not None:
+                check_measures(k, chosen)
+            flags = {key: a.pop(key, False) for key in ("per_question", "baselines")}
+            js = a.pop("judgment_set", None)
+            config = campaign_config(kind, a.pop("runs", ()),
+                                     set_name=a.pop("set_name", "adjudicated"),
+                                     judgment_codes=a.pop("judgment_codes", None),
+                                     skip=a.pop("skip", None), **a)
+            result = evaluate_campaign(kind, config, chosen, flags["per_question"],
+                                       flags["baselines"], js)
+        except QacampError as exc:  # a frame's file is named by its argument and row
+            raise frames.error(exc) from None
+        for line in warning_lines(frames.warnings(result.warnings)):
+            warnings.warn(line, QacampWarning, stacklevel=2)
     return result.rows
 
 

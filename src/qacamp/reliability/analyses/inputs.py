@@ -34,6 +34,7 @@ import polars as pl
 from ...errors import InputError, UsageError
 from ...io import read_parquet
 from ...readers.matrix import frame_matrix, read_matrix_table
+from ...tables import polars_frame
 from ..builders import from_long, from_matrix_table
 from ..matrix import ScoreMatrix, normalise_measure
 
@@ -45,24 +46,6 @@ SCORE_COLUMNS = {"judgment_set": pl.String, "run": pl.String, "measure": pl.Stri
 SCORE_KEYS = ("run", "measure", "unit", "value")
 #: the unit of question-level rows (qacamp.evaluate's scope, --unit's default)
 QUESTION = "question"
-
-
-def polars_frame(value: Any) -> pl.DataFrame | None:
-    """``value`` as a polars frame when it is a frame: polars as it is, a pandas
-    frame through Arrow (a named index becomes a column of that name), a
-    pyarrow table; None for anything else."""
-    if isinstance(value, pl.DataFrame):
-        return value
-    if isinstance(value, pl.LazyFrame):
-        raise UsageError("a polars LazyFrame: collect it first (frame.collect())")
-    module = type(value).__module__.split(".")[0]
-    if module == "pandas" and hasattr(value, "columns") and hasattr(value, "index"):
-        named = any(n is not None for n in getattr(value.index, "names", [None]))
-        return pl.from_pandas(value, include_index=named)
-    if module == "pyarrow" and type(value).__name__ in ("Table", "RecordBatch"):
-        out = pl.from_arrow(value)
-        return out if isinstance(out, pl.DataFrame) else out.to_frame()
-    return None
 
 
 def read_matrix_file(path: str | Path, measure: str = "",
