@@ -358,3 +358,10 @@ def test_frames_where_the_format_is_no_table_are_refused(here):
         "runs[0] (a frame): PAN names a run by its folder: give the runs as a mapping")
     assert api_message(lambda: qacamp.evaluate("clef-qa", {"x": frame}, questions="q.tsv")
                        ).startswith("runs: a mapping names PAN runs")
+
+
+def test_a_unit_column_after_the_runs_is_refused_in_files_too(here):
+    w(here, "late.csv", "a,unit\n0.1,1\n0.2,2\n")
+    assert api_message(lambda: qacamp.swap("late.csv", "1")) == (
+        "late.csv: line 1: the unit column comes after the runs. Fix: put the unit ids in the "
+        "first column")
