@@ -131,20 +131,23 @@ def test_a_merge_names_the_shard_of_another_campaign(order, here, capsys):
 
 
 def test_a_linked_folder_output_is_refused_as_a_link(here):
-    """A symlinked tables/ was refused as "holds a file qacamp did not write"."""
-    from qacamp.io import MARKER, prepare_outdir
+    """A symlinked tables/ was refused as "holds a file qacamp did not write"
+    (the message is qacamp.io's, which follows no link)."""
+    from qacamp.io import prepare_outdir
+    from qacamp.io.records import MARKER
 
     (here / "elsewhere").mkdir()
     (here / "elsewhere" / "notes.txt").write_text("mine")
     (here / "out" / "c").mkdir(parents=True)
     (here / "out" / MARKER).mkdir()  # an outdir of qacamp's
-    os.symlink(here / "elsewhere", here / "out" / "c" / "tables")
+    tables = here / "out" / "c" / "tables"
+    os.symlink(here / "elsewhere", tables)
     with pytest.raises(OutputError) as exc:
-        prepare_outdir(here / "out", [here / "out" / "c" / "tables"], dry_run=True)
-    assert str(exc.value) == (
-        f"{here / 'out' / 'c' / 'tables'}: cannot write: it is a symbolic link (to "
-        f"{here / 'elsewhere'}), and the workflow replaces this folder whole when it rebuilds "
-        "it. Fix: replace the link by a folder of its own (or remove it), then rerun")
+        prepare_outdir(here / "out", [tables], [tables], dry_run=True)
+    msg = str(exc.value)
+    assert msg.startswith(f"{tables}: cannot write: it is a symbolic link (to "
+                          f"{here / 'elsewhere'})"), msg
+    assert "did not write" not in msg
     assert (here / "elsewhere" / "notes.txt").read_text() == "mine"
 
 

@@ -8,7 +8,12 @@ and grand mean ``m``: ``SS_run = n sum_r (m_r - m)^2``,
 ``MSE = SS_res / df_res``, ``F = (SS_run / (R - 1)) / MSE``.  Tukey's HSD
 for a pair: ``q = |m_a - m_b| / sqrt(MSE / n)``, p from the studentized
 range distribution with R means and df_res degrees of freedom (already
-family-wise), simultaneous interval ``d +/- q_crit(1 - alpha) sqrt(MSE / n)``.
+family-wise), simultaneous interval ``d +/- q_crit(1 - alpha) sqrt(MSE / n)``,
+effect size ``ES_E = (m_a - m_b) / sqrt(MSE)`` (Sakai).  Computed on the
+matrix scaled by a power of two, sums of squares of centred values
+(:mod:`.effects`), so scores of any finite size give the same F, q and p; an
+exactly additive matrix (no residual variance) gives F null and every pair
+with a non-zero difference ``q`` null, ``p = 1`` with a warning.
 
 Computed in closed form on the balanced matrix (the same numbers as
 statsmodels' ``ols`` + ``anova_lm`` and its Tukey HSD on the long table,
@@ -18,67 +23,97 @@ the studentized range is scipy's, as statsmodels uses it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..matrix import ScoreMatrix
+from .effects import PairStats, effect, no_variance, residual_sd, scaled
 from .record import SignificanceTest
 
 
 @dataclass(frozen=True)
 class Anova:
+    """F (NaN when the residual variance is rounding noise), its p (NaN then),
+    the degrees of freedom, the residual variance and standard deviation in
+    the scores' units (``mse`` may overflow for huge scores; ``sd`` does not)
+    and whether the residual variance is rounding noise."""
+
     f: float
     p: float
     df_run: int
     df_res: int
     mse: float
+    sd: float
+    no_variance: bool = False
 
 
 def anova(matrix: ScoreMatrix) -> Anova:
+    """The two-way ANOVA on the matrix scaled by a power of two, sums of squares
+    of centred values (:mod:`.effects`)."""
     from scipy.stats import f as f_dist
 
-    y = np.asarray(matrix.values, dtype=np.float64)
+    y, e = scaled(matrix.values)
     n, r = y.shape
     grand = y.mean()
-    run_m, unit_m = y.mean(axis=0), y.mean(axis=1)
+    run_m = y.mean(axis=0)
     ss_run = n * float(((run_m - grand) ** 2).sum())
-    res = y - run_m[None, :] - unit_m[:, None] + grand
-    ss_res = float((res * res).sum())
     df_run, df_res = r - 1, (r - 1) * (n - 1)
-    mse = ss_res / df_res
-    f = (ss_run / df_run) / mse if mse > 0 else (np.inf if ss_run > 0 else np.nan)
-    p = float(f_dist.sf(f, df_run, df_res)) if np.isfinite(f) else (0.0 if f == np.inf else 1.0)
-    return Anova(float(f), p, df_run, df_res, mse)
+    sd = residual_sd(y)
+    flat = bool(no_variance(sd, float(np.max(np.abs(y))) if y.size else 0.0))
+    if flat:
+        return Anova(math.nan, math.nan, df_run, df_res, 0.0, 0.0, True)
+    f = (ss_run / df_run) / (sd * sd)
+    try:
+        mse = math.ldexp(sd * sd, 2 * e)
+    except OverflowError:  # scores near the float limit: only sd is used
+        mse = math.inf
+    return Anova(float(f), float(f_dist.sf(f, df_run, df_res)), df_run, df_res, mse,
+                 math.ldexp(sd, e))
 
 
-def pair_tests(matrix: ScoreMatrix, alpha: float):
-    """``(d, q, p, lower, upper, anova)`` of the upper-triangle pairs."""
+def pair_tests(matrix: ScoreMatrix, alpha: float, ii: np.ndarray | None = None,
+               jj: np.ndarray | None = None) -> tuple[PairStats, Anova]:
+    """Tukey's HSD of the pairs ``(ii, jj)`` (default: the upper triangle) with
+    the ANOVA's residual variance; the interval is Tukey's simultaneous one
+    over all R runs, the effect size Sakai's ``ES_E = d / sqrt(V_E)``."""
     from scipy.stats import studentized_range
 
-    ii, jj = np.triu_indices(matrix.n_runs, k=1)
-    means = np.asarray(matrix.values, dtype=np.float64).mean(axis=0)
+    if ii is None or jj is None:
+        ii, jj = np.triu_indices(matrix.n_runs, k=1)
+    y, e = scaled(matrix.values)
+    means = y.mean(axis=0)
     full = matrix.full_scores()
     d = full[ii] - full[jj]
     a = anova(matrix)
-    se = np.sqrt(a.mse / matrix.n_units)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.abs(means[ii] - means[jj]) / se
-    q = np.where(np.isnan(q), 0.0, q)
-    p = np.where(np.isinf(q), 0.0, studentized_range.sf(np.where(np.isinf(q), 0.0, q),
-                                                        matrix.n_runs, a.df_res))
-    q_crit = float(studentized_range.ppf(1 - alpha, matrix.n_runs, a.df_res))
-    half = q_crit * se
-    return d, q, np.clip(p, 0.0, 1.0), d - half, d + half, a
+    ds = means[ii] - means[jj]
+    zero = ds == 0
+    if a.no_variance:
+        flat = ~zero
+        q = np.zeros(len(ii))
+        p = np.ones(len(ii))
+        half = 0.0
+        sd = 1.0
+    else:
+        flat = np.zeros(len(ii), bool)
+        sd = math.ldexp(a.sd, -e)
+        se = sd / math.sqrt(matrix.n_units)
+        q = np.abs(ds) / se
+        p = np.clip(studentized_range.sf(q, matrix.n_runs, a.df_res), 0.0, 1.0)
+        half = float(studentized_range.ppf(1 - alpha, matrix.n_runs, a.df_res)) * se
+    stats = PairStats(d=d, statistic=np.where(flat, np.nan, q), p=p,
+                      lower=np.ldexp(ds - half, e), upper=np.ldexp(ds + half, e),
+                      effect=effect(ds, sd, flat), no_variance=flat)
+    return stats, a
 
 
 def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
-    """The kernel of the record: the per-pair columns, the intervals at ``alpha``
-    and the ANOVA's F."""
-    d, q, p, lower, upper, a = pair_tests(matrix, alpha)
-    return {"d": d, "statistic": q, "p": p, "lower": lower, "upper": upper, "f": a.f,
-            "f_p": a.p}
-
+    """The kernel of the record: the per-pair columns of the upper triangle, Tukey's
+    simultaneous intervals at ``alpha``, the effect sizes and the ANOVA's F."""
+    r, a = pair_tests(matrix, alpha)
+    return {"d": r.d, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
+            "effect": r.effect, "f": a.f, "f_p": a.p, "flat": int(r.no_variance.sum())}
 
 TEST = SignificanceTest(
     name="anova-tukey",

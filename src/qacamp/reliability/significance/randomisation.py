@@ -51,10 +51,13 @@ def swap_vectors(perms: np.ndarray, n: int, seed: int, measure: str, exact: bool
 
 
 def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
-                   exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(d, extreme)``: observed differences of the upper-triangle pairs and, per
-    pair, how many of the permutations ``perms`` give ``|d*| >= |d|``."""
-    ii, jj = np.triu_indices(matrix.n_runs, k=1)
+                   exact: bool = False, ii: np.ndarray | None = None,
+                   jj: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, extreme)``: observed differences of the pairs ``(ii, jj)`` (default:
+    the upper triangle) and, per pair, how many of the permutations ``perms``
+    give ``|d*| >= |d|`` (a pair's count does not depend on the other pairs)."""
+    if ii is None or jj is None:
+        ii, jj = np.triu_indices(matrix.n_runs, k=1)
     n = matrix.n_units
     full = matrix.full_scores()
     d = full[ii] - full[jj]

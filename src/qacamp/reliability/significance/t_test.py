@@ -1,11 +1,17 @@
-"""Paired t-test per run pair (Student 1908), scipy's ``ttest_rel``, for
-measures that are means of per-unit scores.
+"""Paired t-test per run pair (Student 1908), for measures that are means of
+per-unit scores.
 
 ``t = mean(z) / (sd(z) / sqrt(n))`` of the per-unit differences ``z``
 (sd with n - 1), two-sided p from the t distribution with n - 1 degrees of
-freedom.  Pairs whose differences are all 0 get ``t = 0, p = 1`` (scipy
-returns NaN there: no evidence of a difference); constant non-zero
-differences give scipy's infinite t and p = 0.
+freedom, the interval ``mean(z) +/- t_(1-alpha/2, n-1) sd(z) / sqrt(n)`` and
+the effect size ``mean(z) / sd(z)`` (the numbers of scipy's ``ttest_rel`` and
+its ``confidence_interval()``, tested).  Computed on each pair scaled by a
+power of two and on centred differences (:mod:`.effects`), so scores of any
+finite size give the same t and p as the same scores near 1.  Pairs whose
+differences are all 0 get ``t = 0, p = 1`` (scipy returns NaN there: no
+evidence of a difference); pairs with the same non-zero difference on every
+unit (no variance: scipy's infinite t) get ``t`` null and ``p = 1`` with a
+warning (:mod:`.effects`, "No residual variance").
 """
 
 from __future__ import annotations
@@ -13,30 +19,40 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import ScoreMatrix
+from .effects import PairStats, effect, no_variance, pair_differences, paired_sd
 from .record import SignificanceTest
 
 
-def pair_tests(matrix: ScoreMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(d, t, p)`` of the upper-triangle pairs."""
-    from scipy.stats import ttest_rel
+def pair_tests(matrix: ScoreMatrix, alpha: float = 0.05, ii: np.ndarray | None = None,
+               jj: np.ndarray | None = None) -> PairStats:
+    """The pairs ``(ii, jj)`` (default: the upper triangle)."""
+    from scipy.stats import t as t_dist
 
-    ii, jj = np.triu_indices(matrix.n_runs, k=1)
+    if ii is None or jj is None:
+        ii, jj = np.triu_indices(matrix.n_runs, k=1)
+    n = matrix.n_units
     full = matrix.full_scores()
     d = full[ii] - full[jj]
-    a, b = matrix.values[:, ii], matrix.values[:, jj]
+    z, e = pair_differences(matrix.values, ii, jj)
+    mean, sd = paired_sd(z)
+    se = sd / np.sqrt(n)
+    zero = np.all(z == 0, axis=0)
+    flat = no_variance(sd, np.max(np.abs(z), axis=0)) & ~zero
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = ttest_rel(a, b, axis=0)
-    t = np.asarray(res.statistic, dtype=np.float64)
-    p = np.asarray(res.pvalue, dtype=np.float64)
-    same = np.all(a == b, axis=0)
-    return d, np.where(same, 0.0, t), np.where(same, 1.0, p)
+        t = np.where(zero | flat, 0.0, mean / np.where(zero | flat, 1.0, se))
+    p = np.where(zero | flat, 1.0, 2.0 * t_dist.sf(np.abs(t), n - 1))
+    half = float(t_dist.ppf(1.0 - alpha / 2.0, n - 1)) * np.where(zero | flat, 0.0, se)
+    return PairStats(d=d, statistic=np.where(flat, np.nan, t), p=np.clip(p, 0.0, 1.0),
+                     lower=np.ldexp(mean - half, e), upper=np.ldexp(mean + half, e),
+                     effect=effect(mean, sd, flat), no_variance=flat)
 
 
 def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
-    """The kernel of the record: the per-pair columns (``alpha`` sets no interval here)."""
-    d, t, p = pair_tests(matrix)
-    return {"d": d, "statistic": t, "p": p}
-
+    """The kernel of the record: the per-pair columns of the upper triangle, their
+    intervals at ``alpha`` and effect sizes."""
+    r = pair_tests(matrix, alpha)
+    return {"d": r.d, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
+            "effect": r.effect, "flat": int(r.no_variance.sum())}
 
 TEST = SignificanceTest(
     name="t-test",

@@ -42,27 +42,38 @@ def permuted_sources(perms: np.ndarray, n_units: int, n_runs: int, seed: int,
     return out
 
 
-def max_ranges(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str) -> np.ndarray:
-    """``max*_b`` of each permutation in ``perms``."""
+def max_ranges(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
+               baseline: int | None = None) -> np.ndarray:
+    """``max*_b`` of each permutation in ``perms``: the largest difference between
+    any two permuted runs or, with ``baseline``, between any permuted run and
+    the permuted baseline (the family of the comparisons with a baseline)."""
     step = max(1, CELL_BUDGET // (matrix.n_units * matrix.n_runs))
     out = np.empty(len(perms))
     for k0 in range(0, len(perms), step):
         src = permuted_sources(perms[k0:k0 + step], matrix.n_units, matrix.n_runs, seed, measure)
         sc = matrix.mixed_scores(src)
-        out[k0:k0 + step] = sc.max(axis=1) - sc.min(axis=1)
+        if baseline is None:
+            out[k0:k0 + step] = sc.max(axis=1) - sc.min(axis=1)
+        else:
+            out[k0:k0 + step] = np.abs(sc - sc[:, baseline:baseline + 1]).max(axis=1)
     return out
 
 
 def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
-                   exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(d, extreme)``: observed pair differences and ``#{b : max*_b >= |d|}``
-    (drawn permutations only: there is no exact mode)."""
+                   exact: bool = False, ii: np.ndarray | None = None,
+                   jj: np.ndarray | None = None,
+                   baseline: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, extreme)``: observed differences of the pairs ``(ii, jj)`` (default:
+    the upper triangle) and ``#{b : max*_b >= |d|}`` (``max*`` over all pairs,
+    or over the comparisons with ``baseline``); drawn permutations only: there
+    is no exact mode."""
     if exact:
         raise UsageError(f"{TEST.title} has no exact mode")
-    ii, jj = np.triu_indices(matrix.n_runs, k=1)
+    if ii is None or jj is None:
+        ii, jj = np.triu_indices(matrix.n_runs, k=1)
     full = matrix.full_scores()
     d = full[ii] - full[jj]
-    ranges = np.sort(max_ranges(matrix, perms, seed, measure))
+    ranges = np.sort(max_ranges(matrix, perms, seed, measure, baseline))
     bound = np.abs(d) - tolerance(d)
     extreme = (len(ranges) - np.searchsorted(ranges, bound, side="left")).astype(np.int64)
     return d, extreme

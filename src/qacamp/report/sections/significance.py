@@ -24,11 +24,13 @@ from ..campaign import Campaign
 from ..figures.base import plural
 from ..figures.significance import significance_matrix_figure
 from ..html import figure_view, table_view
-from ..tables import Table
+from ..tables import Table, score_decimals, score_format
 from ..tables.significance import (
     add_letters,
+    adjacent_table,
     agreement_of_analyses_table,
     letters_table,
+    oriented,
     significance_table,
     title_of_test,
 )
@@ -66,9 +68,15 @@ def significance_tables(c: Campaign) -> list[Table]:
     if not c.reliability:
         return []
     out = []
-    sums = {m: c.rel(f"significance_{m}_summary.parquet") for m in summaries(c)}
+    rows = summaries(c)
+    sums = {m: c.rel(f"significance_{m}_summary.parquet") for m in rows}
     if sums:
         out.append(significance_table(sums, what=c.rel_path("significance_<m>_summary.parquet")))
+        pairs = {m: c.rel(f"significance_{m}.parquet") for m in rows}
+        if all("effect_size" in f.columns for f in pairs.values()):
+            out.append(adjacent_table(pairs, {m: _runs_by_score(c, m) for m in rows}, rows,
+                                      score_format(c.kind),
+                                      what=c.rel_path("significance_<m>.parquet")))
     frames = letter_frames(c)
     if frames:
         out.append(letters_table(frames, summaries(c), what=c.rel_path("equivalence_<m>.parquet")))
@@ -117,6 +125,38 @@ def significance_sentence(measure: str, row: Mapping, unit: str) -> str:
     return text
 
 
+def _short(method: str | None) -> str:
+    """"percentile bootstrap, per pair" of "percentile bootstrap, 2,000 samples
+    of the units (per pair)"; Tukey's interval stays "simultaneous"."""
+    text = str(method or "")
+    head = text.split(",")[0].split(" (")[0]
+    return head + (", per pair" if "(per pair)" in text else "")
+
+
+def difference_sentence(measure: str, pairs: pl.DataFrame, runs: list[str], row: Mapping,
+                        decimals: int = 3) -> str:
+    """The two best runs' difference with its interval and effect size: "In
+    c@1, the best run, A, leads the second, B, by 0.012 (95% CI -0.020 to
+    0.044, percentile bootstrap, per pair; effect size 0.15): not significant
+    by randomised Tukey HSD (adjusted p = 0.41)." """
+    if len(runs) < 2 or "effect_size" not in pairs.columns or not row.get("ci_method"):
+        return ""
+    r = oriented(pairs, runs[0], runs[1])
+    if r is None:
+        return ""
+    f = f".{decimals}f"
+    interval = ""
+    if r["ci_lower"] is not None and r["ci_upper"] is not None:
+        interval = (f"{100.0 * float(row.get('ci_level') or 0.95):g}% CI "
+                    f"{r['ci_lower']:{f}} to {r['ci_upper']:{f}}, {_short(row['ci_method'])}")
+    effect = ("effect size undefined: no residual variance" if r["effect_size"] is None
+              else f"effect size {r['effect_size']:.2f}")
+    verdict = "significant" if r["significant"] else "not significant"
+    return (f"In {label(measure)}, the best run, {runs[0]}, leads the second, {runs[1]}, by "
+            f"{r['diff']:{f}} ({'; '.join(x for x in (interval, effect) if x)}): {verdict} "
+            f"by {title_of_test(row['test'])} (adjusted p = {r['p_adjusted']:.3g}).")
+
+
 def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> str:
     parts = []
     for crit in frame["criterion"].unique(maintain_order=True).to_list():
@@ -143,11 +183,16 @@ def significance_section(c: Campaign, tables: Mapping[str, Table],
             continue
         row = sums[m]
         sentences = [significance_sentence(m, row, c.unit)]
+        runs = _runs_by_score(c, m)
+        if runs:
+            sentences.append(difference_sentence(m, c.rel(f"significance_{m}.parquet"), runs,
+                                                 row, score_decimals(c.kind)))
         if m in frames:
             sentences.append(letters_sentence(m, frames[m], row))
         caption = (f"Adjusted p-values of every pair of participants' runs in {label(m)} "
-                   f"({title_of_test(row['test'])}), rows and columns ordered by score from "
-                   f"the best run; dots mark the pairs significant at alpha {row['alpha']:g}.")
+                   f"({title_of_test(row['test'])}), each pair once, rows and columns ordered "
+                   f"by score from the best run; blue cells are the pairs significant at alpha "
+                   f"{row['alpha']:g}.")
         figure = None
         if f"significance_{m}" in figures:
             figure = figure_view(f"significance_{m}", figures,
@@ -165,5 +210,5 @@ SECTION = Section("significance", "Significance", "significance", "significance.
                   significance_tables, significance_figures, significance_section,
                   run_table_with_letters)
 
-__all__ = ["SECTION", "letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
+__all__ = ["SECTION", "difference_sentence", "letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
            "significance_section", "significance_sentence", "significance_tables", "summaries"]

@@ -1,9 +1,13 @@
-"""Significance tables (issue 18) and the letters of runs that cannot be told
-apart (issue 20): frames in, :class:`~.base.Table` out.
+"""Significance tables and the letters of runs that cannot be told apart:
+frames in, :class:`~.base.Table` out.
 
 - :func:`significance_table`: per measure the test, correction, alpha,
   permutations, run pairs, significant pairs and their share, the smallest
-  adjusted p-value the permutations can give, with the resolution warning;
+  adjusted p-value the permutations can give, with the resolution warning
+  and, in the notes, how the intervals and effect sizes are computed;
+- :func:`adjacent_table`: per measure each run against the next run in score
+  order: the difference, its confidence interval, the standardised effect
+  size, the adjusted p-value and the decision;
 - :func:`agreement_of_analyses_table`: per measure the share of pairs
   significant by the test, the share at least the swap method's required
   difference apart, the paired bootstrap's discriminative power, and how often
@@ -29,6 +33,8 @@ LETTER_COLUMNS = ("criterion", "run", "score", "letters", "n_indistinguishable",
                   "indistinguishable", "threshold")
 SUMMARY_COLUMNS = ("measure", "test", "correction", "alpha", "permutations", "n_runs",
                    "pairs", "significant_pairs", "share_significant", "min_p", "warning")
+PAIR_COLUMNS = ("run_a", "run_b", "diff", "p_adjusted", "significant", "ci_lower", "ci_upper",
+                "effect_size")
 
 
 def title_of_test(name: str) -> str:
@@ -60,6 +66,7 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                        what: str = "significance_<measure>_summary.parquet") -> Table:
     rows = []
     notes = []
+    rows_by_measure: dict[str, dict] = {}
     for m, df in summaries.items():
         require_columns(df, SUMMARY_COLUMNS, what)
         if not df.height:
@@ -72,10 +79,12 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                      "pct": None if r["share_significant"] is None
                      else 100.0 * r["share_significant"], "min_p": r["min_p"]})
         if r["warning"]:
-            notes.append(f"Too few permutations ({label(m)}): {r['warning']}.")
+            notes.append(f"Warning ({label(m)}): {r['warning']}.")
+        rows_by_measure[m] = r
     if not rows:
         raise InputError(what, None, "no significance summaries",
                          "run `qacamp reliability significance`")
+    notes += method_notes(rows_by_measure)
     out = pl.DataFrame(rows, schema={"measure": pl.String, "test": pl.String,
                                      "correction": pl.String, "alpha": pl.Float64,
                                      "permutations": pl.Int64, "runs": pl.Int64,
@@ -94,6 +103,79 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                  "smallest adjusted p-value the permutations can give (1/(B+1), times the "
                  "number of pairs under Holm or Bonferroni); a dash for the analytic tests.",
                  out, cols, notes=tuple(notes))
+
+
+def method_notes(rows: Mapping[str, Mapping]) -> list[str]:
+    """How the summaries' intervals and effect sizes were computed, one sentence
+    per distinct way with the measures it applies to (none for summaries
+    written before intervals were)."""
+    ways: dict[str, list[str]] = {}
+    for m, row in rows.items():
+        if not row or not row.get("ci_method"):
+            continue
+        level = 100.0 * float(row.get("ci_level") or 0.95)
+        how = (f"{level:g}% intervals by {row['ci_method']}; effect size = "
+               f"{row['effect_size_method']}")
+        ways.setdefault(f"{cap(title_of_test(row['test']))}|{how}", []).append(label(m))
+    return [f"{key.split('|')[0]} ({', '.join(ms)}): {key.split('|', 1)[1]}."
+            for key, ms in ways.items()]
+
+
+def oriented(pairs: pl.DataFrame, first: str, second: str) -> dict | None:
+    """The pair (first, second) of a per-pair frame with the difference, its
+    interval and the effect size as ``M(first) - M(second)``."""
+    hit = pairs.filter(((pl.col("run_a") == first) & (pl.col("run_b") == second))
+                       | ((pl.col("run_a") == second) & (pl.col("run_b") == first)))
+    if not hit.height:
+        return None
+    r = hit.row(0, named=True)
+    if r["run_a"] == first:
+        return r
+    flip = dict(r, run_a=first, run_b=second, diff=-r["diff"])
+    flip["ci_lower"] = None if r["ci_upper"] is None else -r["ci_upper"]
+    flip["ci_upper"] = None if r["ci_lower"] is None else -r["ci_lower"]
+    flip["effect_size"] = None if r["effect_size"] is None else -r["effect_size"]
+    return flip
+
+
+def adjacent_table(pairs: Mapping[str, pl.DataFrame], order: Mapping[str, list[str]],
+                   summaries: Mapping[str, Mapping] | None = None, score_fmt: str = "f3",
+                   what: str = "significance_<measure>.parquet") -> Table:
+    """Per measure each run against the next run in score order (``order``:
+    measure -> runs, best first): difference, interval, effect size, adjusted
+    p-value, decision."""
+    summaries = summaries or {}
+    rows, notes = [], []
+    for m, frame in pairs.items():
+        require_columns(frame, PAIR_COLUMNS, what)
+        runs = order.get(m, [])
+        for a, b in zip(runs, runs[1:], strict=False):
+            r = oriented(frame, a, b)
+            if r is None:
+                continue
+            rows.append({"measure": m, "run": a, "next": b, "diff": r["diff"],
+                         "lower": r["ci_lower"], "upper": r["ci_upper"],
+                         "effect": r["effect_size"], "p": r["p_adjusted"],
+                         "significant": "yes" if r["significant"] else "no"})
+    if not rows:
+        raise InputError(what, None, "no run pairs", "run `qacamp reliability significance`")
+    notes += method_notes({m: summaries[m] for m in pairs if m in summaries})
+    out = pl.DataFrame(rows, schema={"measure": pl.String, "run": pl.String, "next": pl.String,
+                                     "diff": pl.Float64, "lower": pl.Float64,
+                                     "upper": pl.Float64, "effect": pl.Float64,
+                                     "p": pl.Float64, "significant": pl.String})
+    levels = {100.0 * float(s.get("ci_level") or 0.95) for s in summaries.values()} or {95.0}
+    head = f"{max(levels):g}% CI" if len(levels) == 1 else "CI"
+    cols = (Column("measure", "Measure", "measure"), Column("run", "Run", "text"),
+            Column("next", "Next run", "text"), Column("diff", "Difference", score_fmt),
+            Column("lower", f"{head} low", score_fmt), Column("upper", f"{head} high", score_fmt),
+            Column("effect", "Effect size", "f2"), Column("p", "Adjusted p", "f4"),
+            Column("significant", "Significant", "text"))
+    return Table("significance_adjacent", "Each run against the next run in score order: the "
+                 "difference in score, its confidence interval, the standardised effect size "
+                 "(the difference over the residual standard deviation), the adjusted p-value "
+                 "and whether the test separates the two; where it does not, the order of the "
+                 "two runs is not established.", out, cols, notes=tuple(notes))
 
 
 def _distinguishable(frame: pl.DataFrame) -> dict[str, set[frozenset]]:
@@ -202,8 +284,9 @@ def letters_table(frames: Mapping[str, pl.DataFrame], summaries: Mapping[str, di
     return Table("equivalence", "Runs that cannot be distinguished, without artificial "
                  "boundaries: for each run, the number of other runs it cannot be told apart "
                  "from and a compact letter display (runs sharing a letter cannot be told "
-                 "apart; Piepho 2004's insert-absorb algorithm: two runs share a letter if and "
-                 "only if they cannot be distinguished; a letter's runs need not be adjacent).",
+                 "apart, and only those: two runs share a letter if and only if they cannot be "
+                 "distinguished; the fewest letters, an exact clique cover (Gramm et al. 2007) "
+                 "swept as Piepho 2004 sweeps; a letter's runs need not be adjacent).",
                  out, tuple(cols), notes=tuple(notes))
 
 
@@ -222,10 +305,11 @@ def add_letters(table: Table, frame: pl.DataFrame, measure: str,
         head = "Letters (swap)" if crit == "swap" else "Letters (test)"
         cols.append(Column(key, head, "text"))
         notes.append(f"{head}, {label(measure)}: runs sharing a letter cannot be distinguished "
-                     f"by {criterion_text(crit, part['threshold'][0], summary)} (Piepho 2004's "
-                     "letters: shared if and only if not distinguishable).")
+                     f"by {criterion_text(crit, part['threshold'][0], summary)} (shared if and "
+                     "only if not distinguishable; past 52 letters each is a letter and an "
+                     "index, a1 ... Z1, a2 ...).")
     return Table(table.name, table.caption, out, tuple(cols), table.block, tuple(notes))
 
 
-__all__ = ["add_letters", "agreement_of_analyses_table", "criterion_text", "letters_table",
-           "significance_table", "title_of_test"]
+__all__ = ["adjacent_table", "add_letters", "agreement_of_analyses_table", "criterion_text",
+           "letters_table", "method_notes", "oriented", "significance_table", "title_of_test"]
