@@ -25,10 +25,6 @@ from .bounds import number_problem
 from .errors import UsageError
 
 
-def is_text(value: object) -> bool:
-    return isinstance(value, str)
-
-
 def is_path(value: object) -> bool:
     """Text or a path object (``pathlib.Path``, ``os.PathLike``)."""
     return isinstance(value, str | os.PathLike)
@@ -137,4 +133,4 @@ def single(name: str, spec: Mapping[str, Any], value: object,
     return value
 
 
-__all__ = ["python_value", "single", "number", "flag", "text", "listed", "is_text", "is_path"]
+__all__ = ["python_value", "single", "number", "flag", "text", "listed", "is_path"]

@@ -101,14 +101,14 @@ class FrameFiles:
 
     def _one(self, fmt: Format | None, key: str, label: str, value: Any,
              name: str | None = None) -> Any:
-        if not is_frame(value):
+        frame = polars_frame(value)
+        if frame is None:
             return value
         label = f"{label} (a frame)"
         if fmt is None:
             raise UsageError(f"{label}: a {self.kind} campaign takes its {key} as files (a "
                              "frame is taken for "
                              + ", ".join(f"{k}'s {a}" for k, a in FORMATS) + ")")
-        frame = polars_frame(value)
         names = [c for c in (*fmt.columns, *fmt.optional) if c in frame.columns]
         missing = [c for c in fmt.columns if c not in frame.columns]
         other = [c for c in frame.columns if c not in names]
