@@ -152,8 +152,10 @@ def test_symlink_loop(here, capsys):
     assert rc == 2 and msg.startswith("runs/loop.tsv: byte 0: cannot open the file")
     assert "symbolic links" in msg
     rc, out, err = run_eval(capsys, argv[:3] + ["runs/a.tsv", "runs/loop.tsv"])
-    # named literally, the loop is no file at all
-    assert rc == 2 and "'runs/loop.tsv' matches no file" in error_line(err, "eval")
+    # named literally, the loop is no readable file: said of the argument
+    assert rc == 2 and error_line(err, "eval") == (
+        "the RUN arguments: 'runs/loop.tsv' is a symbolic link to no readable file (its target "
+        "is missing, or it links to itself). Fix: give the file itself")
     # a looping answers.jsonl: the PAN run name (its folder) is found without
     # resolving the loop, and the read reports it
     camp, argv = pan(here)

@@ -52,14 +52,18 @@ STAB = ["reliability", "stability", "--matrix", "m.csv", "--size", "10", "--tria
 
 # --------------------------------------------------------------------------- item 2 and 5: options
 
-@pytest.mark.parametrize("argv, problem", [
+#: (argv, problem): the Python API gets the same cases (tests/test_api.py)
+SILENT = [
     (SWAP + ["--trials", "0"], "--trials: 0 is not an integer >= 1"),
     (SWAP + ["--bins", "1"], "--bins: 1 is not an integer in [2, 10000]"),
     (SWAP + ["--seed", "-1"], "--seed: -1 is not an integer >= 0"),
     (STAB + ["--trials", "0"], "--trials: 0 is not an integer >= 1"),
     (["reliability", "bootstrap", "--matrix", "m.csv", "--samples", "0"],
      "--samples: 0 is not an integer >= 1"),
-])
+]
+
+
+@pytest.mark.parametrize("argv, problem", SILENT)
 def test_values_that_were_silently_accepted(argv, problem, here, capsys):
     """`--trials 0` and `--bins 1` exited 0 with empty or one-bin counts."""
     assert problem in refused(capsys, argv + ["--out", "o.parquet"])
@@ -78,13 +82,16 @@ def test_fit_full_size_must_hold_the_counted_subsets(here, capsys):
     assert main(fit + ["--full-size", "40"]) == 0
 
 
-@pytest.mark.parametrize("argv, problem", [
-    # each was a MemoryError traceback; the limit is this machine's memory
+#: each was a MemoryError traceback; the limit is this machine's memory
+HUGE = [
     (SWAP + ["--trials", "1000000000000"], "would need about"),
     (STAB + ["--trials", "100000000000"], "would need about"),
     (["reliability", "bootstrap", "--matrix", "m.csv", "--samples", "1000000000000"],
      "would need about"),
-])
+]
+
+
+@pytest.mark.parametrize("argv, problem", HUGE)
 def test_huge_trials_are_bounded_by_memory(argv, problem, here, capsys):
     msg = refused(capsys, argv + ["--out", "o.parquet"])
     assert problem in msg and "of memory, more than the" in msg and "this machine has (the limit)" \

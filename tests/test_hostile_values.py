@@ -159,12 +159,16 @@ def test_non_finite_number_in_every_numeric_config_key(kind, path, value):
     assert f"{value!r} is not a finite number" in str(exc.value)
 
 
-@pytest.mark.parametrize("option, value, problem", [
+#: (option, value, problem) of `qacamp eval` (the Python API gets them too, tests/test_api.py)
+EVAL_TREC = [
     ("--beta", "inf", "inf is not a finite number > 0"),
     ("--beta", "nan", "nan is not a finite number > 0"),
     ("--beta", "0", "0.0 is not a finite number > 0"),
     ("--max-rank", "0", "0 is not an integer >= 1"),
-])
+]
+
+
+@pytest.mark.parametrize("option, value, problem", EVAL_TREC)
 def test_eval_trec_number_options(option, value, problem, here, capsys):
     camp, argv = series(here)
     key = option.removeprefix("--").replace("-", "_")
@@ -173,7 +177,7 @@ def test_eval_trec_number_options(option, value, problem, here, capsys):
     assert problem in msg
 
 
-@pytest.mark.parametrize("option, value, problem", [
+EVAL_QA4MRE = [
     ("--pass-threshold", "2", "2.0 is not a finite number in [0, 1]"),
     ("--pass-threshold", "nan", "nan is not a finite number in [0, 1]"),
     ("--pass-threshold", "-inf", "-inf is not a finite number in [0, 1]"),
@@ -181,7 +185,10 @@ def test_eval_trec_number_options(option, value, problem, here, capsys):
     ("--main-questions", "0", "0 is not an integer >= 1"),
     ("--min-coverage", "nan", "nan is not a number in [0, 1]"),
     ("--min-coverage", "inf", "inf is not a number in [0, 1]"),
-])
+]
+
+
+@pytest.mark.parametrize("option, value, problem", EVAL_QA4MRE)
 def test_eval_qa4mre_number_options(option, value, problem, here, capsys):
     """`--pass-threshold nan` gave 0 tests passed for every run, `--baseline-seed
     -1` a traceback: each is one line naming the option and the key."""
@@ -196,7 +203,8 @@ WEB = "unit,a,b,c,d\n" + "".join(f"q{i},{(i * 7 % 10) / 10},{(i * 3 % 10) / 10},
                                  f"{(i * 5 % 10) / 10},{(i % 10) / 10}\n" for i in range(40))
 
 
-@pytest.mark.parametrize("argv, problem", [
+#: (argv after `qacamp reliability`, problem), given `--matrix m.csv --out o.parquet`
+RELIABILITY = [
     (["swap", "--sizes", "2:10:4", "--bin-width", "nan"], "--bin-width: nan is not a finite number > 0"),
     (["swap", "--sizes", "2:10:4", "--bin-width", "inf"], "--bin-width: inf is not a finite number > 0"),
     (["stability", "--size", "10", "--fuzz", "nan"], "grid 'nan': 'nan' is not a finite number >= 0"),
@@ -208,7 +216,10 @@ WEB = "unit,a,b,c,d\n" + "".join(f"q{i},{(i * 7 % 10) / 10},{(i * 3 % 10) / 10},
     (["significance", "--seed", "-1"], "--seed: -1 is not an integer >= 0"),
     (["significance", "--permutations", str(10**15)], "--permutations 1,000,000,000,000,000 "
      "(1,000,000,000,000,000 in this job) would need about"),
-])
+]
+
+
+@pytest.mark.parametrize("argv, problem", RELIABILITY)
 def test_reliability_number_options(argv, problem, here, capsys):
     w(here, "m.csv", WEB)
     rc = main(["reliability", *argv, "--matrix", "m.csv", "--out", "o.parquet"])
@@ -216,11 +227,14 @@ def test_reliability_number_options(argv, problem, here, capsys):
     assert not (here / "o.parquet").exists()
 
 
-@pytest.mark.parametrize("option, value, problem", [
+FIT = [
     ("--level", "nan", "--level: nan is not a finite number in (0, 1)"),
     ("--level", "inf", "--level: inf is not a finite number in (0, 1)"),
     ("--bin-width", "nan", "--bin-width: nan is not a finite number > 0"),
-])
+]
+
+
+@pytest.mark.parametrize("option, value, problem", FIT)
 def test_fit_number_options(option, value, problem, here, capsys):
     w(here, "m.csv", WEB)
     assert main(["reliability", "swap", "--matrix", "m.csv", "--sizes", "2:10:4", "--trials",

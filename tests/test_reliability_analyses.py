@@ -98,7 +98,7 @@ def test_stability_shards_and_behaviour():
     assert (same["wins_x"] > 10).all() and (same["wins_y"] > 10).all()
     far = pc.filter(pl.col("run_y") == "r3")
     assert (far["wins_x"] == 0).all()
-    pp = stability(m, 30, 20, seed=1, pairing="per-pair")
+    pp = stability(m, 30, trials=20, seed=1, pairing="per-pair")
     assert pp.height == 10
 
 

@@ -165,9 +165,15 @@ def test_beta_5_for_trec2003_definition_questions():
     f5 = 26 * p * r / (25 * p + r)
     f3 = 10 * p * r / (9 * p + r)
     res5 = score_campaign("trec-factoid", t, {"beta": 5})
-    res3 = score_campaign("trec-factoid", t, {})
+    res3 = score_campaign("trec-factoid", t, {"beta": 3})
     assert val(res5, "a", "other_f") == pytest.approx(f5)
     assert val(res3, "a", "other_f") == pytest.approx(f3)
+    # questions typed DEFINITION are TREC 2003's: beta 5 is the default there (the edition's)
+    d = {**t, "questions": t["questions"].with_columns(
+        pl.col("qtype").replace("OTHER", "DEFINITION"))}
+    assert val(score_campaign("trec-factoid", d, {}), "a", "other_f") == pytest.approx(f5)
+    assert val(score_campaign("trec-factoid", d, {"beta": 3}), "a", "other_f") == \
+        pytest.approx(f3)
     # type_score ("FinalScore = .5FactoidAccuracy + .25ListAveF + .25DefinitionAveF") uses
     # the campaign's beta: no list questions count 0
     assert val(res5, "a", "type_score") == pytest.approx(0.5 + 0.25 * f5)

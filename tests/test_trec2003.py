@@ -128,11 +128,30 @@ def test_trec2003_final_score_combines_the_three_types_by_hand(tmp_path):
     assert value(res, "other_f") == pytest.approx(DEF_F, abs=1e-15)
     assert value(res, "other_f", "qtype", "DEFINITION") == pytest.approx(DEF_F, abs=1e-15)
     assert value(res, "type_score") == pytest.approx(FINAL, abs=1e-15)
-    # without the preset the nugget F is the 2004 one (beta 3): another number
-    _, b3 = scored({k: v for k, v in campaign(tmp_path).items() if k != "preset"})
+    # with beta 3 (the 2004 rule) the nugget F is another number
+    _, b3 = scored({**campaign(tmp_path), "beta": 3})
     f3 = (10 * 0.75 / (9 + 0.75) + 10 * 0.4 / 3 / (9 * 0.4 + 1 / 3)) / 50
     assert value(b3, "other_f") == pytest.approx(f3, abs=1e-15)
     assert value(b3, "other_f") != pytest.approx(DEF_F)
+
+
+def test_trec2003_rules_apply_without_the_preset_and_say_so(tmp_path):
+    """The definition questions say the campaign is TREC 2003: without the preset
+    (and without beta) their nugget F still uses beta 5 and the final score is the
+    same, and the ingest says which beta it used and why, once."""
+    bare = {k: v for k, v in campaign(tmp_path).items() if k != "preset"}
+    tables, res = scored(bare)
+    assert value(res, "other_f") == pytest.approx(DEF_F, abs=1e-15)
+    assert value(res, "type_score") == pytest.approx(FINAL, abs=1e-15)
+    notes = tables["warnings"].filter(pl.col("kind") == "edition")
+    assert notes.height == 1
+    assert notes["file"][0] == str(QUESTIONS) and notes["message"][0] == (
+        'beta 5 (TREC 2003): TREC 2003 scored definition questions by the nugget F with beta 5 '
+        '(from 2004 on, 3; docs/semantics.md, "Year rules"); the campaign key beta (qacamp '
+        'eval --beta) sets another')
+    # the preset, or a beta of the campaign's own, says it already: no note
+    for c in (campaign(tmp_path), {**bare, "beta": 3}):
+        assert not ingest_campaign("t", c)["warnings"].filter(pl.col("kind") == "edition").height
 
 
 def test_eval_prints_the_same_final_score(tmp_path, capsys):
@@ -150,6 +169,20 @@ def test_eval_prints_the_same_final_score(tmp_path, capsys):
     got = {m: float(v) for _run, m, _s, _u, v in rows}
     assert got == {"type_score": pytest.approx(FINAL, abs=1e-15),
                    "other_f": pytest.approx(DEF_F, abs=1e-15)}
+    # without --preset: the same numbers, and one line saying which beta and why
+    assert main(["eval", "trec-factoid", "--questions", str(QUESTIONS),
+                 "--nuggets", c["nuggets"], "--list-key", c["list_key"],
+                 "--definition", str(tmp_path / "d1"), "--definition-nuggets",
+                 str(tmp_path / "d2"), "--min-coverage", "0", "--precision", "full",
+                 "-m", "type_score", "-m", "other_f", str(tmp_path / "f"),
+                 str(tmp_path / "l")]) == 0
+    cap = capsys.readouterr()
+    rows = [line.split("\t") for line in cap.out.splitlines()[1:]]
+    assert {m: float(v) for _run, m, _s, _u, v in rows} == got
+    assert [ln for ln in cap.err.splitlines() if "beta" in ln] == [
+        f"qacamp eval: warning: {QUESTIONS}: beta 5 (TREC 2003): TREC 2003 scored definition "
+        'questions by the nugget F with beta 5 (from 2004 on, 3; docs/semantics.md, "Year '
+        'rules"); the campaign key beta (qacamp eval --beta) sets another']
 
 
 def test_definitions_need_their_files_or_an_explicit_skip(tmp_path):

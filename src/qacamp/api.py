@@ -22,102 +22,29 @@ runs come first (by name), baselines (``baseline:*``) only with
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from .errors import UsageError
-from .kinds import KINDS, Kind
-from .measures import nonresponse, validate
+from .errors import ConfigError, QacampError, QacampWarning, UsageError
+from .eval_frames import FrameFiles
+from .eval_options import (
+    NAME,
+    PASSED_KEYS,
+    campaign_config,
+    check_measures,
+    eval_kind,
+    option_of,
+    python_arguments,
+)
+from .kinds import KINDS
+from .measures import UNIT_VALUES, nonresponse
 from .names import BASELINE_PREFIX, is_baseline, natural_key
 
-#: Campaign name of the config built from the arguments.
-NAME = "eval"
 #: The order of the scopes within a run (per-question rows first, as trec_eval -q).
 SCOPE_ORDER = {"question": 0, "qtype": 1, "series": 2, "topic": 3, "test": 4, "all": 5}
-#: Options that are campaign config keys as they are (left unset: the preset's
-#: or the kind's default).
-PASSED_KEYS = ("preset", "year", "main_questions", "language", "pass_threshold", "pass_rule",
-               "test_std_ddof", "baseline_seed", "edition", "pan_evaluator", "beta", "max_rank",
-               "other_score", "run_format", "min_coverage")
-class QacampWarning(UserWarning):
-    """An ingest warning (a run covering few questions, patterns that timed out)."""
-
-
-def _escape(path: str | Path) -> str:
-    # the config's paths are globs; a path given here is one file, taken literally
-    return glob.escape(str(path))
-
-
-def campaign_config(kind: str, runs: Iterable[str | Path] = (), *,
-                    set_name: str = "adjudicated", judgment_codes: dict | None = None,
-                    skip: Iterable[str] | None = None, **options) -> dict:
-    """The campaign config (the keys of ``qacamp ingest``) for ``kind`` with
-    ``runs`` and the kind's files: ``gold`` (qa4mre), ``truth`` (pan, runs =
-    the answers.jsonl files), ``questions`` (clef-qa, trec-series; trec-factoid:
-    a list, with ``list_key``, ``nuggets`` and the judged ``definition`` /
-    ``definition_nuggets`` runs of TREC 2003), ``nuggets``/``pyramid``/``list_key``/``patterns_*`` and the judged
-    ``factoid``/``list``/``other``/``other_nuggets`` files (trec-series), plus
-    any of :data:`PASSED_KEYS`.  Unknown keywords are a :class:`UsageError`."""
-    k = KINDS[kind] if isinstance(kind, str) and kind in KINDS else None
-    if k is None or k.eval_help is None:
-        raise UsageError(f"evaluate: kind {kind!r} is not one of "
-                         + ", ".join(x.name for x in KINDS.values() if x.eval_help))
-    parts = [p for p in k.judgment_parts if p != k.plain_part]
-    allowed = set(PASSED_KEYS) | set(k.path_keys) | {k.questions_key} | set(parts)
-    unknown = sorted(key for key, v in options.items() if key not in allowed and v is not None)
-    if unknown:
-        raise UsageError(f"evaluate {kind}: unknown option(s) {', '.join(unknown)}; "
-                         f"allowed: {', '.join(sorted(allowed))}")
-    runs = [_escape(p) for p in runs]
-    c: dict = {"kind": kind}
-    if k.judged:
-        _judged(c, k, runs, set_name, options)
-    else:
-        c.update({k.questions_key: _need(options, k.questions_key, kind), k.runs_key: runs})
-    for key in PASSED_KEYS:
-        if options.get(key) is not None:
-            c[key] = options[key]
-    if judgment_codes:
-        c["judgment_codes"] = dict(judgment_codes)
-    if skip:
-        c["skip"] = sorted(set(skip))
-    return c
-
-
-def _judged(c: dict, k: Kind, runs: list[str], set_name: str, options: dict) -> None:
-    """The questions, the judgment set of the judged runs (``runs`` are the
-    kind's plain part, e.g. trec-factoid's factoid and list runs; the other
-    parts are keywords, e.g. TREC 2003's ``definition``), the answer keys and
-    patterns (autojudge) of a judged TREC campaign."""
-    if k.plain_part is None:
-        c["questions"] = _need(options, "questions", k.name)
-    else:  # one file or several
-        q = options.get("questions")
-        qs = [q] if isinstance(q, str | Path) else list(q or [])
-        if not qs:
-            raise UsageError(f"evaluate {k.name}: give questions (a file or a list)")
-        c["questions"] = [_escape(p) for p in qs]
-    parts = {part: [_escape(p) for p in options.get(part) or []] for part in k.judgment_parts
-             if part != k.plain_part}
-    judged: list | dict = {part: files for part, files in parts.items() if files}
-    if k.plain_part is not None:
-        judged = {k.plain_part: runs, **judged} if judged else runs
-    c.update(judgment_sets={set_name: judged}, primary=set_name)
-    for key in k.path_keys:
-        if key != "questions" and options.get(key):
-            c[key] = _escape(options[key])
-    if any(options.get(key) for key in k.pattern_keys):
-        c["autojudge"] = True
-
-
-def _need(options: dict, key: str, kind: str) -> str:
-    if not options.get(key):
-        raise UsageError(f"evaluate {kind}: give {key}")
-    return _escape(options[key])
 
 
 @dataclass(frozen=True)
@@ -135,10 +62,7 @@ def per_question_measures(kind: str, measures: Sequence[str]) -> tuple[list[str]
     """(measures with a per-question value, measures without one) of ``kind``:
     those of the scores' ``units.parquet`` and those that are means or sums of
     a value per question (:data:`qacamp.measures.nonresponse.PER_QUESTION`)."""
-    unit_level = {"accuracy", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
-                  "list_precision", "list_recall", "list_f", "other_recall",
-                  "other_precision", "other_f", "other_pyramid_recall", "other_pyramid_f"}
-    has = unit_level | (set(nonresponse.PER_QUESTION) if KINDS[kind].nonresponse else set())
+    has = UNIT_VALUES | (set(nonresponse.PER_QUESTION) if KINDS[kind].nonresponse else set())
     return [m for m in measures if m in has], [m for m in measures if m not in has]
 
 
@@ -146,24 +70,30 @@ def evaluate_campaign(kind: str, campaign: dict, measures: Sequence[str] | None 
                       per_question: bool = False, baselines: bool = False,
                       judgment_set: str | None = None) -> Evaluation:
     """Score the campaign config ``campaign`` (see :func:`campaign_config`) as
-    the workflow does and return its rows (see the module docstring)."""
-    from .errors import ConfigError
+    the workflow does and return its rows (see the module docstring).  A
+    config error names the option and the campaign key
+    (``--beta (campaign key 'campaigns.eval.beta'): ...``)."""
+    chosen = check_measures(eval_kind(kind), measures) if measures else list(KINDS[kind].measures)
+    try:
+        return _evaluate(kind, campaign, chosen, per_question, baselines, judgment_set)
+    except ConfigError as exc:
+        raise UsageError(f"{option_of(exc.key)} (campaign key '{exc.key}'): {exc.problem}"
+                         + (f". Fix: {exc.fix}" if exc.fix else "")) from exc
+
+
+def _evaluate(kind: str, campaign: dict, chosen: list[str], per_question: bool,
+              baselines: bool, judgment_set: str | None) -> Evaluation:
     from .ingest import ingest_campaign, resolved_campaign
     from .scoring import score_campaign
 
-    names = KINDS[kind].measures
-    chosen = validate(measures, names) if measures else list(names)
-    try:
-        resolved = resolved_campaign(NAME, campaign)
-        sets = resolved["judgment_sets"] + (["automatic"]
-                                            if resolved["options"].get("autojudge") else [])
-        js = judgment_set or resolved["primary"]
-        if js not in sets:
-            raise UsageError(f"there is no judgment set '{js}'; this campaign has "
-                             f"{', '.join(sets)}")
-        tables = ingest_campaign(NAME, campaign)
-    except ConfigError:
-        raise  # names the config key; the command line names its option instead
+    resolved = resolved_campaign(NAME, campaign)
+    sets = resolved["judgment_sets"] + (["automatic"]
+                                        if resolved["options"].get("autojudge") else [])
+    js = judgment_set or resolved["primary"]
+    if js not in sets:
+        raise UsageError(f"--judgment-set: there is no judgment set '{js}'; this campaign has "
+                         f"{', '.join(sets)}")
+    tables = ingest_campaign(NAME, campaign)
     result = score_campaign(kind, tables, resolved)
     runs = result["runs"].filter((pl.col("judgment_set") == js)
                                  & pl.col("measure").is_in(chosen))
@@ -219,14 +149,20 @@ def evaluate(kind: str, runs: Iterable[str | Path] = (), *, measures: Sequence[s
     """Score ``runs`` of a campaign of ``kind`` from the raw files, as ``qacamp
     eval`` (and the workflow) does; return ``run, measure, scope, unit, value``.
 
-    ``options`` are the kind's files and settings (:func:`campaign_config`):
-    ``gold=`` (qa4mre), ``truth=`` (pan), ``questions=`` (clef-qa, trec-*),
-    ``year=``, ``nuggets=``, ``list_key=``, ``factoid=[...]`` ... (trec-series),
-    ``edition=``, ``preset=`` ...  ``measures`` (default: all of the kind),
-    ``per_question`` (trec_eval's ``-q``), ``baselines`` (the pipeline's
-    ``baseline:*`` runs, QA4MRE), ``judgment_set`` (default: the primary one).
-    Bad input raises :class:`qacamp.errors.QacampError` naming the file and
-    the place.
+    ``options`` are the options of ``qacamp eval KIND`` by name
+    (:mod:`qacamp.eval_options`): the kind's files (``gold=`` (qa4mre),
+    ``truth=`` (pan), ``questions=`` (clef-qa, trec-*), ``nuggets=``,
+    ``list_key=``, ``factoid=[...]`` ... (trec-series)) and settings
+    (``year=``, ``edition=``, ``preset=``, ``beta=`` ...; ``judgment_codes=``
+    a mapping, as ``--judgment-code``); ``measures`` (default: all of the
+    kind), ``per_question`` (trec_eval's ``-q``), ``baselines`` (the
+    pipeline's ``baseline:*`` runs, QA4MRE), ``judgment_set`` (default: the
+    primary one).  A CLEF QA or PAN file may be given as a frame (polars,
+    pandas; :mod:`qacamp.eval_frames`).  The values are checked as the command line checks them,
+    with its messages (exact types: ``per_question="no"`` or ``beta=True`` is
+    refused); an option the kind's command has not (``year=`` for clef-qa)
+    is refused.  Bad input raises :class:`qacamp.QacampError` naming the
+    option, or the file and the place.
 
     Example::
 
@@ -238,12 +174,29 @@ def evaluate(kind: str, runs: Iterable[str | Path] = (), *, measures: Sequence[s
 
     from .ingest import warning_lines
 
-    result = evaluate_campaign(kind, campaign_config(kind, runs, **options), measures,
-                               per_question, baselines, judgment_set)
-    for line in warning_lines(result.warnings):
-        warnings.warn(line, QacampWarning, stacklevel=2)
+    k = eval_kind(kind)
+    given = {"runs": runs, "measures": measures, "per_question": per_question,
+             "baselines": baselines, "judgment_set": judgment_set, **options}
+    with FrameFiles(k.name) as frames:
+        try:
+            a = python_arguments(k, frames.files(given))
+            chosen = a.pop("measures", None)
+            if chosen is not None:
+                check_measures(k, chosen)
+            flags = {key: a.pop(key, False) for key in ("per_question", "baselines")}
+            js = a.pop("judgment_set", None)
+            config = campaign_config(kind, a.pop("runs", ()),
+                                     set_name=a.pop("set_name", "adjudicated"),
+                                     judgment_codes=a.pop("judgment_codes", None),
+                                     skip=a.pop("skip", None), **a)
+            result = evaluate_campaign(kind, config, chosen, flags["per_question"],
+                                       flags["baselines"], js)
+        except QacampError as exc:  # a frame's file is named by its argument and row
+            raise frames.error(exc) from None
+        for line in warning_lines(frames.warnings(result.warnings)):
+            warnings.warn(line, QacampWarning, stacklevel=2)
     return result.rows
 
 
 __all__ = ["evaluate", "evaluate_campaign", "campaign_config", "order_rows",
-           "per_question_measures", "Evaluation", "QacampWarning", "SCOPE_ORDER"]
+           "per_question_measures", "Evaluation", "QacampWarning", "SCOPE_ORDER", "PASSED_KEYS"]

@@ -72,3 +72,9 @@ class BusyError(OutputError):
 
 class UsageError(QacampError):
     """A command-line or API argument is invalid."""
+
+
+class QacampWarning(UserWarning):
+    """A warning of the Python API (``qacamp.evaluate``, the analyses): what the
+    command line prints as ``warning:`` lines (a run covering few questions,
+    weak evidence of a swap fit)."""

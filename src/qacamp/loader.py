@@ -27,19 +27,18 @@ from .errors import InputError, UsageError
 from .ingest import read_resolved
 from .io import read_parquet
 from .measures import REGISTRY, pan, pan_frames
-from .readers.matrix import read_matrix_table
+from .reliability.analyses.inputs import (
+    check_aggregator,
+    matrix_of,
+    read_frames,
+    read_matrix_file,
+    select_scores,
+)
 from .reliability.analyses.record import DEFAULT_MATRIX_MEASURE, Analysis, CampaignTables, Inputs
-from .reliability.builders import from_long, from_matrix_table, from_outcomes, from_pan
+from .reliability.builders import from_outcomes, from_pan
 from .reliability.matrix import ScoreMatrix, normalise_measure
 from .scoring.frames import OUT_SCHEMAS
 from .tables import SCHEMAS
-
-
-def read_matrix_file(path: str | Path, measure: str = "",
-                     include_baselines: bool = False) -> ScoreMatrix:
-    """A score matrix file read with the project's one strict matrix reader
-    (:func:`qacamp.readers.matrix.read_matrix_table`)."""
-    return from_matrix_table(read_matrix_table(path), path, measure, include_baselines)
 
 
 def _read(path: Path, schema: dict, fix: str = "run `qacamp score` first") -> pl.DataFrame:
@@ -75,21 +74,11 @@ def scores_matrix(scores_dir: str | Path, measure: str, unit: str = "question",
                                  schema=OUT_SCHEMAS["outcomes"])
             return from_outcomes(frame, m, judgment_set, include_baselines)
         src = d / "units.parquet"
-        df = _read(src, OUT_SCHEMAS["units"]).filter(pl.col("measure") == measure)
+        df = _read(src, OUT_SCHEMAS["units"])
     else:
         src = d / "runs.parquet"
-        df = _read(src, OUT_SCHEMAS["runs"]).filter((pl.col("measure") == measure)
-                                                    & (pl.col("scope") == unit))
-    if judgment_set is None:
-        sets = df["judgment_set"].unique().to_list()
-        if len(sets) > 1:
-            raise UsageError(f"{src}: several judgment sets {sorted(sets)}; pass --judgment-set")
-    else:
-        df = df.filter(pl.col("judgment_set") == judgment_set)
-    if df.height == 0:
-        raise InputError(src, None, f"no rows for measure {measure!r}, unit {unit!r}, "
-                         f"judgment set {judgment_set!r}", "check --measure/--unit/--judgment-set")
-    return from_long(df, "unit", "run", "value", measure=m, include_baselines=include_baselines)
+        df = _read(src, OUT_SCHEMAS["runs"])
+    return select_scores(df, src, measure, unit, judgment_set, include_baselines)
 
 
 def _pan_matrix(ingest: Path, measure: str, include_baselines: bool) -> ScoreMatrix:
@@ -116,28 +105,14 @@ def matrix(args) -> ScoreMatrix:
     if bool(args.matrix) == bool(args.scores):
         raise UsageError("give exactly one of --matrix or --scores")
     if args.matrix:
-        m = read_matrix_file(args.matrix, measure=args.measure or DEFAULT_MATRIX_MEASURE,
-                             include_baselines=args.include_baselines)
-    else:
-        if not args.measure:
-            raise UsageError("--scores needs --measure")
-        m = scores_matrix(args.scores, args.measure, args.unit, args.judgment_set,
-                          args.include_baselines)
-    if args.aggregator and args.aggregator != m.aggregator:
-        raise UsageError(f"the input gives aggregator {m.aggregator!r}, not {args.aggregator!r}")
+        return matrix_of(args.matrix, args.matrix, args.measure, args.unit, args.judgment_set,
+                         args.include_baselines, args.aggregator, DEFAULT_MATRIX_MEASURE)
+    if not args.measure:
+        raise UsageError("--scores needs --measure")
+    m = scores_matrix(args.scores, args.measure, args.unit, args.judgment_set,
+                      args.include_baselines)
+    check_aggregator(m, args.aggregator)
     return m
-
-
-def read_frames(paths, schema: dict | None = None, fix: str | None = None,
-                strict: bool = True) -> list[tuple[str, pl.DataFrame]]:
-    """``(path, frame)`` of every Parquet file of ``paths``, verified and checked
-    against ``schema`` (``strict=False``: only the declared columns present)."""
-    out = []
-    for p in paths:
-        if not Path(p).exists():
-            raise InputError(p, None, "file not found", "check the shard file paths")
-        out.append((p, read_parquet(p, schema=schema, fix=fix, strict=strict)))
-    return out
 
 
 def _ranking(spec: str) -> tuple[str, str]:

@@ -27,6 +27,7 @@ from .bounds import parse_grid
 from .config import primary_judgment_set, schema_error, short
 from .errors import ConfigError, UsageError
 from .kinds import KINDS
+from .measures import per_unit_problem
 from .presets import PRESETS, preset_settings
 from .reliability.analyses import ANALYSES
 
@@ -140,10 +141,16 @@ def _check_campaign(name: str, campaign: dict, top: dict) -> None:
     own = (campaign.get("reliability") or {}).get("measures")
     key, measures = (f"{prefix}.reliability.measures", own) if own else \
         ("reliability.measures", top.get("measures") or [])
+    unit = reliability_plan(campaign, {"reliability": top})["unit"]
     for i, m in enumerate(measures):
         if valid and m not in valid:
             raise ConfigError(f"{key}[{i}]", f"{short(m)} is not a measure of a {kind} "
                               f"campaign ({name})", "use one of " + ", ".join(valid))
+        problem = per_unit_problem(m, unit) if isinstance(m, str) else None
+        if problem is not None:
+            usable = [v for v in valid if per_unit_problem(v, unit) is None]
+            raise ConfigError(f"{key}[{i}]", f"{problem} (the reliability unit of campaign "
+                              f"{name} is {unit})", "use one of " + ", ".join(usable))
     _check_grids(name, campaign, top)
 
 

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .configfile import read_config_file
 from .errors import UsageError
 
 PACKAGED = Path(__file__).resolve().parent / "_workflow"
@@ -59,9 +60,12 @@ def run(config: str | Path, cores: int = 2, profile: str = "default",
         snakemake_args: Sequence[str] = ()) -> int:
     """Run the workflow on ``config`` in the current folder (as ``make run``);
     replaces this process with Snakemake when the run starts."""
-    if not Path(config).is_file():
+    path = Path(config)
+    if not path.exists() and not path.is_symlink():
         raise UsageError(f"config file {config} not found (paths in it are relative to "
                          f"the current folder, {Path.cwd()})")
+    # a named pipe, a device, a folder, a file too large or not YAML: one line naming it
+    read_config_file(path)
     root = workflow_root()
     # the rules call `qacamp` and `snakemake`: this environment's come first
     bin_dir = str(Path(sys.executable).parent)

@@ -57,9 +57,11 @@ warnings
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
 S = pl.String
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
@@ -173,3 +175,22 @@ def is_ordered(df: pl.DataFrame, keys: list[str]) -> bool:
         less = (a < b).fill_null(False) | (a.is_not_null() & b.is_null())
         in_order = less | (a.eq_missing(b) & in_order)
     return bool(df.select(in_order.slice(0, df.height - 1).all()).item())
+
+
+def polars_frame(value: Any) -> pl.DataFrame | None:
+    """``value`` as a polars frame when it is a frame (a notebook's input): polars
+    as it is, a pandas frame through Arrow (a named index becomes a column of
+    that name), a pyarrow table; None for anything else."""
+
+    if isinstance(value, pl.DataFrame):
+        return value
+    if isinstance(value, pl.LazyFrame):
+        raise UsageError("a polars LazyFrame: collect it first (frame.collect())")
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas" and hasattr(value, "columns") and hasattr(value, "index"):
+        named = any(n is not None for n in getattr(value.index, "names", [None]))
+        return pl.from_pandas(value, include_index=named)
+    if module == "pyarrow" and type(value).__name__ in ("Table", "RecordBatch"):
+        out = pl.from_arrow(value)
+        return out if isinstance(out, pl.DataFrame) else out.to_frame()
+    return None

@@ -109,6 +109,9 @@ class ProgressLog:
     outputs: list[str] = field(default_factory=list)
     logfile: str | None = None
     nothing_to_do: bool = False
+    #: Snakemake planned the steps (its run statistics, or "nothing to be done");
+    #: a config error stops the workflow before that
+    planned: bool = False
     started: float | None = None
     closed: bool = False
 
@@ -165,6 +168,7 @@ class ProgressLog:
 
     def _on_run_info(self, f: dict, now: float, msg: str) -> None:
         stats = f.get("stats")
+        self.planned = True
         if isinstance(stats, dict) and isinstance(stats.get("total"), int):
             self.total = self.total or int(stats["total"])
         if self.dryrun and msg:
@@ -179,7 +183,7 @@ class ProgressLog:
             self.logfile = message.split(":", 1)[1].strip()
             self.close()
         elif message.startswith("Nothing to be done"):
-            self.nothing_to_do = True
+            self.nothing_to_do = self.planned = True
         elif message.startswith(_REPLACED) or message.lstrip().startswith(_FAILURE_NOISE):
             pass
         elif message and (level >= logging.WARNING or message.startswith(_PASSED)):
@@ -190,7 +194,10 @@ class ProgressLog:
         """The closing lines: what ran, what was written where, the full log."""
         took = duration(self.clock() - self.started) if self.started is not None else ""
         out = []
-        if self.dryrun:
+        if self.dryrun and not (self.planned or self.total or self.jobs):
+            out.append("qacamp: dry run stopped before any step was planned (the lines above "
+                       "say why): fix the cause and type the same command again")
+        elif self.dryrun:
             out.append(f"qacamp: dry run: {self.total or len(self.jobs)} steps would run")
         elif self.failed:
             out.append(f"qacamp: stopped: {len(self.failed)} step(s) failed "

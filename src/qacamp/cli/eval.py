@@ -14,43 +14,14 @@ warnings go to stderr.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from .. import measures
-from ..errors import ConfigError, UsageError
+from ..errors import UsageError
+from ..eval_options import campaign_config as config_of
+from ..eval_options import common_options, dest
 from ..kinds import KINDS
 from . import HELP
-
-NAME = "eval"
-"""Campaign name of the config built from the command line."""
-
-def _common(p: argparse.ArgumentParser, kind: str) -> None:
-    names = KINDS[kind].measures
-    p.add_argument("-m", "--measure", action="append", default=None, metavar="NAME",
-                   help="measure to print (repeatable; default all): " + ", ".join(names))
-    p.add_argument("-q", action="store_true",
-                   help="also print per-unit rows: per question for every measure that has a "
-                        "per-question value (stderr names those that do not), and per "
-                        "question type, series, topic and reading test")
-    p.add_argument("--baselines", action="store_true",
-                   help="also print the pipeline's baseline runs (baseline:*), after the "
-                        "participants' runs")
-    p.add_argument("--judgment-set", default=None, metavar="NAME",
-                   help="judgment set to print (default: the primary one)")
-    p.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
-                   help="warn about runs answering fewer than this share of their questions "
-                        "(campaign key min_coverage; default 0.9)")
-    from ..presets import PRESETS
-
-    presets = [n for n, pr in PRESETS.items() if kind in pr.kinds]
-    if presets:
-        p.add_argument("--preset", default=None, choices=presets,
-                       help="the campaign's method parameters as its paper set them "
-                            "(campaign key preset; docs/presets.md)")
-    p.add_argument("--precision", default="4", metavar="DIGITS|full",
-                   help="decimals printed (default 4); 'full' prints every value exactly as "
-                        "stored (shortest repr that reads back to the same float)")
 
 
 def register(sub):
@@ -61,25 +32,50 @@ def register(sub):
         if kind.eval_help is None:
             continue
         k = kinds.add_parser(kind.name, help=kind.eval_help)
-        for flags, keywords in kind.eval_options:
+        lists = _file_lists(kind)
+        for flags, keywords in (*kind.eval_options, *common_options(kind)):
+            if lists and flags == ("runs",):
+                # an option taking any number of files swallows the runs after it: they
+                # are required by run(), whose error says so (argparse's would not)
+                keywords = {**keywords, "nargs": "*"}
             k.add_argument(*flags, **keywords)
-        _common(k, kind.name)
     for parser in kinds.choices.values():
         parser.set_defaults(func=run)
     p.set_defaults(func=run)
 
 
+def _file_lists(kind) -> list[str]:
+    """The kind's options taking any number of files (``--definition F...``)."""
+    return [flags[0] for flags, keywords in kind.eval_options
+            if keywords.get("nargs") == "*" and flags[0].startswith("-")]
+
+
+def _check_runs(args) -> None:
+    """The runs are required; when none is left, an option listing files before
+    them took them (``--definition d1 d2 r1``): say so."""
+    kind = KINDS[args.kind]
+    spec = dict(kind.eval_options).get(("runs",))
+    if spec is None or args.runs:
+        return
+    took = [(flag, getattr(args, dest((flag,)))) for flag in _file_lists(kind)
+            if getattr(args, dest((flag,)))]
+    what = f"no {spec.get('metavar', 'RUN')} given"
+    if took:
+        flag, files = took[-1]
+        raise UsageError(f"{what}: {flag} took every file after it ({' '.join(files)}); give "
+                         f"the runs before {flag}, or end its files with --")
+    raise UsageError(f"{what}: give the judged run files")
+
+
 def campaign_config(args) -> dict:
     """The campaign config (as ``qacamp ingest`` takes it) that the options
-    describe: :func:`qacamp.api.campaign_config` of the parsed options (the
-    shell has expanded any pattern already; paths are taken literally)."""
-    from ..api import PASSED_KEYS
-    from ..api import campaign_config as config_of
-
+    describe: :func:`qacamp.eval_options.campaign_config` of the parsed options
+    (the shell has expanded any pattern already; paths are taken literally)."""
     kind = KINDS[args.kind]
-    keys = [*PASSED_KEYS, *kind.path_keys, kind.questions_key,
-            *[part for part in kind.judgment_parts if part != kind.plain_part]]
-    options = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    keys = [dest(flags) for flags, _ in kind.eval_options]
+    options = {k: getattr(args, k) for k in [*keys, "min_coverage", "preset"]
+               if k not in ("runs", "set_name", "judgment_code", "skip")
+               and getattr(args, k, None) is not None}
     codes = None
     if getattr(args, "judgment_code", None):
         codes = {}
@@ -91,18 +87,6 @@ def campaign_config(args) -> dict:
     return config_of(kind.name, getattr(args, "runs", None) or (),
                      set_name=getattr(args, "set_name", "adjudicated"),
                      judgment_codes=codes, skip=getattr(args, "skip", None), **options)
-
-
-def _option(key: str) -> str:
-    """The command-line option behind config key ``campaigns.eval.<key>``."""
-    key = key.removeprefix(f"campaigns.{NAME}").lstrip(".")
-    if key.startswith("judgment_sets"):
-        part = key.split(".")[2] if key.count(".") >= 2 else None
-        return f"--{part.replace('_', '-')}" if part else "the judged run arguments"
-    special = {"runs": "the RUN arguments", "answers": "the ANSWERS arguments",
-               "autojudge": "--patterns", "primary": "--set-name", "judgment_codes":
-               "--judgment-code", "": "the options"}
-    return special.get(key, f"--{key.replace('_', '-')}")
 
 
 def _formatter(precision: str):
@@ -133,19 +117,15 @@ def _formatter(precision: str):
 
 def run(args) -> int:
     from ..api import evaluate_campaign
+    from ..eval_options import check_measures
     from .ingest import print_warnings
 
     fmt = _formatter(args.precision)
-    try:
-        result = evaluate_campaign(args.kind, campaign_config(args), args.measure, args.q,
-                                   args.baselines, args.judgment_set)
-    except ConfigError as exc:
-        raise UsageError(f"{_option(exc.key)} (campaign key '{exc.key}'): {exc.problem}"
-                         + (f". Fix: {exc.fix}" if exc.fix else "")) from exc
-    except UsageError as exc:
-        if str(exc).startswith("there is no judgment set '"):
-            raise UsageError(f"--judgment-set: {exc}") from None
-        raise
+    _check_runs(args)
+    if args.measure:
+        check_measures(KINDS[args.kind], args.measure)
+    result = evaluate_campaign(args.kind, campaign_config(args), args.measure, args.q,
+                               args.baselines, args.judgment_set)
     print_warnings("eval", result.warnings)
     if result.without_per_question:
         print(f"qacamp eval: -q: no per-question rows for {', '.join(result.without_per_question)}"

@@ -86,6 +86,7 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
     resolved = resolved_campaign(name, campaign, Path(base_dir))
     acc = Acc(_run_file_count(resolved["files"]), progress, spill)
     where = _kind_reader(resolved["kind"])(resolved, acc)
+    _edition_note(resolved, acc)
     if resolved["options"].get("autojudge"):
         from .auto import add_automatic
 
@@ -93,6 +94,26 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
     if progress is not None:
         progress(acc.total, acc.total)
     return acc
+
+
+def _edition_note(resolved: dict, acc: Acc) -> None:
+    """One note when the campaign's questions say its edition (TREC 2003: definition
+    questions) and the edition's rules set a key the campaign does not
+    (:attr:`qacamp.kinds.Edition.defaults`, applied by the scoring): which value,
+    and why."""
+    kind = KINDS[resolved["kind"]]
+    if not kind.editions:
+        return
+    qtypes = acc.table("questions")["qtype"].unique().to_list()
+    edition = kind.edition(resolved.get("preset"), qtypes)
+    if edition is None:
+        return
+    files = resolved["files"].get(kind.questions_key or "questions") or [None]
+    for key, value in edition.defaults.items():
+        if resolved["options"].get(key) is None:
+            acc.warn(files[0], None, "edition", f"{key} {value} ({edition.name}): "
+                     f"{edition.why}; the campaign key {key} (qacamp eval --"
+                     f"{key.replace('_', '-')}) sets another")
 
 
 def ingest_campaign(name: str, campaign: dict, base_dir: Path = Path("."),

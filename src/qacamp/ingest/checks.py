@@ -52,10 +52,12 @@ def _place(line: int | None) -> str | None:
     return f"line {line}" if line else None
 
 
-def first_place(path: str) -> str:
-    """``line N`` of the first data line of ``path`` (for errors about a whole run file)."""
-    for no, _line in data_lines(path):
-        return f"line {no}"
+def first_place(path: str, header: int = 0) -> str:
+    """``line N`` of the first data line of ``path`` after its ``header`` lines
+    (for errors about a whole run file: its first line of responses)."""
+    for k, (no, _line) in enumerate(data_lines(path)):
+        if k >= header:
+            return f"line {no}"
     return end_of_file(path)
 
 

@@ -62,8 +62,9 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
                           strict=True):
         resp, judg = read()
         run = resp["run"][0]
-        check_run_name(path, run, lambda p=path: first_place(p))
-        check_run_unique(seen, run, path, "run column")
+        # (the place: the first run line, after the header)
+        check_run_name(path, run, lambda p=path: first_place(p, header=1))
+        check_run_unique(seen, run, path, "run column", lambda p=path: first_place(p, header=1))
         check_known(path, resp, known, "the question set", field=1, tab=True)
         coverage(acc, path, resp, questions.height, "questions",
                  resolved["options"]["min_coverage"])

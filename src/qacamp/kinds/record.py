@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -20,6 +20,11 @@ class Edition:
     run_table: str  # the report's run-table builder
     presets: tuple[str, ...] = ()
     qtypes: tuple[str, ...] = ()
+    #: campaign keys the edition's rules set when the campaign does not: applied
+    #: without a preset (the question types say the edition), and said in one
+    #: ingest note (``why``: the rule and its source)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    why: str = ""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ KIND = Kind(
     editions=(Edition("TREC 2003", "TREC 2003 question answering: factoid, list and definition "
                       "questions, ranked by the final score (Voorhees 2005)", "type_score",
                       "final score", "final_score", presets=("trec2003",),
-                      qtypes=("DEFINITION",)),),
+                      qtypes=("DEFINITION",), defaults={"beta": 5},
+                      why="TREC 2003 scored definition questions by the nugget F with beta 5 "
+                          "(from 2004 on, 3; docs/semantics.md, \"Year rules\")"),),
     measures=("accuracy", "cws", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
               "nil_precision", "nil_recall", "list_precision", "list_recall", "list_f",
               "other_recall", "other_precision", "other_f", "other_pyramid_recall",

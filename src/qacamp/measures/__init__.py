@@ -38,6 +38,33 @@ FAMILIES = (factoid, lists, other, series, nonresponse, reading, pan)
 #: name -> Measure, in family order (the order of every printed table).
 REGISTRY: Registry[Measure] = Registry("measure", (m for fam in FAMILIES for m in fam.MEASURES))
 
+#: measures whose value per question the scoring writes (``scores/units.parquet``);
+#: the others with a value per question come from the outcomes (``Measure.outcome``)
+#: or are recomputed by PAN's evaluator (``aggregator == "pan"``)
+UNIT_VALUES = frozenset({"accuracy", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
+                         "list_precision", "list_recall", "list_f", "other_recall",
+                         "other_precision", "other_f", "other_pyramid_recall",
+                         "other_pyramid_f"})
+
+
+def per_unit_problem(name: str, unit: str) -> str | None:
+    """Why a reliability analysis cannot draw subsets of ``unit`` for measure
+    ``name`` (it needs the measure's value per unit, :mod:`qacamp.loader`);
+    None when it can, or when ``name`` is not a registered measure (a score
+    matrix's)."""
+    m = REGISTRY.get(name)
+    if m is None:
+        return None
+    if m.unit == "run":
+        return (f"{name} is computed over a whole run (aggregation '{m.aggregation}'), with "
+                f"no value per {unit} to draw subsets of")
+    if unit == "question" and not (m.outcome or m.aggregator == "pan" or name in UNIT_VALUES):
+        return (f"{name} has no value per question to draw subsets of (it is computed from a "
+                "run's counts over all its questions)")
+    return None
+
+
+
 def label(name: str) -> str:
     """The display name of a measure (``c@1`` for ``c_at_1``); an unregistered
     name (a score matrix's measure) is shown as it is."""

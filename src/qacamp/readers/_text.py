@@ -117,19 +117,44 @@ def _chunks(path: Path, text: bool) -> Iterator[bytes]:
     limit has been checked on it (:func:`read_bytes` describes the errors)."""
     fd = _open_regular(path)
     done = 0
+    gz = path.suffix == ".gz"
     try:
         with os.fdopen(fd, "rb") as raw:
-            stream = gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix == ".gz" else raw
+            stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
             with stream:
-                for chunk in _limited(stream, path, text):
-                    done += len(chunk)
-                    yield chunk
+                try:
+                    for chunk in _limited(stream, path, text):
+                        done += len(chunk)
+                        yield chunk
+                except InputError as limit:
+                    if gz:
+                        _check_gzip_rest(stream, path, done, limit)
+                    raise
     except InputError:
         raise
     except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
         raise InputError(path, f"byte {done}", f"cannot read the file ({exc})",
                          "check that the file is readable and, if it ends in .gz, "
                          "a complete gzip file") from exc
+
+
+def _check_gzip_rest(stream, path: Path, done: int, limit: InputError) -> None:
+    """A limit crossed in a gzip file may be the garbage that damaged data
+    decompresses to (a flipped bit turns text into a megabyte without a line
+    break): the rest of the member is decompressed, without keeping it and up
+    to the file-size limit, so that its checksum decides which error to report."""
+    total = done
+    try:
+        while total <= MAX_FILE_BYTES:
+            chunk = stream.read(CHUNK_BYTES)
+            if not chunk:
+                return  # the data is intact: the limit it crossed is the error
+            total += len(chunk)
+    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
+        raise InputError(path, f"byte {done}", f"the gzip data is damaged ({exc}); read as "
+                         f"it decompresses, {limit.place}: {limit.problem}",
+                         "get an undamaged copy of the file (`gzip -t FILE` tests one)"
+                         ) from exc
 
 
 def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:

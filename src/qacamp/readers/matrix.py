@@ -14,7 +14,8 @@ Parquet: the same wide layout (run columns of a numeric type), or long with
 exactly the columns ``unit, run, value``.  A Parquet file qacamp did not
 write is parsed and checked in full in a child process
 (:func:`qacamp.io.read_given_parquet`), so whatever its bytes, a failure of
-the Parquet library is one error naming the file.
+the Parquet library is one error naming the file.  A notebook's frame is
+checked by the same rules (:func:`frame_matrix`).
 
 Strict values: a CSV cell is a plain decimal number (ASCII digits, optional
 sign, decimal point and exponent: ``0.5``, ``-2``, ``1e-3``), so ``1_000``,
@@ -47,7 +48,7 @@ import polars as pl
 from ..errors import InputError
 from ..tables import SCHEMAS, conform
 from . import _matrix_columns
-from ._text import end_of_file, read_bytes, read_lines
+from ._text import end_of_file, first_data_line, read_bytes, read_lines
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"
@@ -116,7 +117,12 @@ def _read_csv(path: str | Path) -> Matrix:
     :func:`csv_by_line` when the columnar reader refuses it (which then
     reports the first offending line)."""
     fast = _matrix_columns.read_csv(path)
-    return Matrix(*fast, "wide") if fast is not None else csv_by_line(path)
+    m = Matrix(*fast, "wide") if fast is not None else csv_by_line(path)
+    if any(r.lower() == "unit" for r in m.runs):  # read as a run, ids would be scores
+        first = first_data_line(path)
+        raise InputError(path, f"line {first[0] if first else 1}", "the unit column comes "
+                         "after the runs", "put the unit ids in the first column")
+    return m
 
 
 def csv_by_line(path: str | Path) -> Matrix:
@@ -211,12 +217,25 @@ def _read_parquet(path: str | Path) -> Matrix:
         raise InputError(path, "byte 0", f"not a readable Parquet file ({exc})",
                          "write the matrix with a Parquet writer, or as CSV") from None
     del data
+    return frame_matrix(path, df)
+
+
+def frame_matrix(source: str | Path, df: pl.DataFrame) -> Matrix:
+    """A matrix frame (a Parquet file's, or a notebook's frame; ``source`` names
+    it in errors) checked by the Parquet rules: wide, the unit ids in a first
+    column named ``unit`` (any case; text or integers) and a numeric column per
+    run, or long with exactly the columns ``unit, run, value``."""
+    path = source
     if df.height == 0 or not df.columns:
         raise InputError(path, "row 1", "no rows or no columns",
                          "give one column per run, one row per unit")
     if set(df.columns) == {"unit", "run", "value"}:
         return _long(path, df)
     has_unit = df.columns[0].lower() == "unit"
+    later = next((c for c in df.columns[1:] if c.lower() == "unit"), None)
+    if later is not None:  # (read as a run, its ids would be one more run's scores)
+        raise InputError(path, f"column {later}", "the unit column comes after the runs",
+                         "put the unit ids in the first column")
     runs = df.columns[1:] if has_unit else df.columns
     if not runs:
         raise InputError(path, "row 1", "no run columns", "give one column per run")

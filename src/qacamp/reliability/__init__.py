@@ -44,9 +44,14 @@ boxplot.parquet, equivalence_<measure>.parquet.
 """
 
 from .agreement import judgment_tuples
-from .analyses.design import design
+
+# ``qacamp.reliability.swap``, ``.stability`` and ``.design`` are the notebook
+# API's functions (``qacamp.swap``, ...: the command's checks, any scores;
+# :mod:`.analyses.python`); their modules are imported by their full names
+# (``from qacamp.reliability.swap import ...``).
+from .analyses.python import design, stability, swap
 from .bootstrap import bootstrap_counts, bootstrap_results, bootstrap_test, merge_bootstrap
-from .builders import from_long, from_matrix_table, from_outcomes, from_wide
+from .builders import from_long, from_matrix_table, from_outcomes
 from .curves import DEFAULT_MODEL, MODELS, describe_model, fit_curve, model_error
 from .distributions import box_stats, median_zero_share
 from .fits import FitSettings, fit_bins, fit_swap, required_difference, summarize
@@ -54,22 +59,16 @@ from .letters import compact_letters, significance_letters, swap_letters
 from .matrix import ScoreMatrix
 from .ranking import kendall_tau, ranking_swaps, tau_table, tied_pairs
 from .seeds import parse_shard, parse_sizes, shard_trials, stable_hash, trial_rng, trial_seed
-from .stability import merge_stability_counts, stability, stability_counts, summarize_stability
-from .swap import as_matrix, error_rates, merge_swap, swap, swap_counts
-
-# ``qacamp.reliability.swap``, ``.stability`` and ``.design`` are the functions
-# (the notebook API: ``qacamp.reliability.swap(scores, sizes, ...)``,
-# ``qacamp.reliability.design(scores, fits, summary, ...)``); their modules are
-# imported by their full names (``from qacamp.reliability.swap import ...``,
-# ``from qacamp.reliability.design import two_way``).
+from .stability import merge_stability_counts, stability_counts, summarize_stability
+from .swap import error_rates, merge_swap, swap_counts
 
 __all__ = [
     "DEFAULT_MODEL", "FitSettings", "MODELS", "describe_model", "fit_curve", "model_error",
     "tied_pairs", "ScoreMatrix", "bootstrap_counts", "bootstrap_results", "bootstrap_test", "box_stats",
     "compact_letters", "significance_letters", "swap_letters", "error_rates", "fit_bins", "fit_swap", "from_long", "from_outcomes",
-    "from_matrix_table", "from_wide", "judgment_tuples", "kendall_tau", "median_zero_share",
+    "from_matrix_table", "judgment_tuples", "kendall_tau", "median_zero_share",
     "merge_bootstrap", "merge_stability_counts", "merge_swap", "parse_shard", "parse_sizes",
     "ranking_swaps", "required_difference", "shard_trials", "stability",
     "stability_counts", "stable_hash", "summarize", "summarize_stability", "swap_counts",
-    "tau_table", "trial_rng", "trial_seed", "swap", "as_matrix", "design",
+    "tau_table", "trial_rng", "trial_seed", "swap", "design",
 ]

@@ -148,18 +148,6 @@ def from_long(df: pl.DataFrame, unit_col: str = "unit", run_col: str = "run",
     return ScoreMatrix(units, runs, "mean", values=vals, measure=measure)
 
 
-def from_wide(frame: pl.DataFrame, measure: str = "", unit_col: str | None = None,
-              include_baselines: bool = False) -> ScoreMatrix:
-    """Mean-aggregated matrix from a wide frame (one column per run)."""
-    runs = [c for c in frame.columns if c != unit_col]
-    if not include_baselines:
-        runs = [r for r in runs if not r.startswith(BASELINE_PREFIX)]
-    units = (tuple(frame[unit_col].cast(pl.Utf8).to_list()) if unit_col
-             else tuple(f"u{i + 1}" for i in range(frame.height)))
-    vals = frame.select(runs).cast(pl.Float64).to_numpy()
-    return ScoreMatrix(units, tuple(runs), "mean", values=np.ascontiguousarray(vals), measure=measure)
-
-
 def from_matrix_table(table, path: str | Path, measure: str = "",
                       include_baselines: bool = False) -> ScoreMatrix:
     """A matrix of the strict matrix reader's table

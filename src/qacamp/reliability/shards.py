@@ -93,41 +93,58 @@ def _differ(a: str, b: str) -> str:
     return ", ".join(keys) or "?"
 
 
+def _odd_one(ids: list[tuple[str, int, int, int, str]]) -> tuple[tuple, tuple] | None:
+    """(a file of a minority run, a file of the majority run) when the files come
+    from more than one run (seed, shard count, settings), else None: the files
+    that agree the most are taken as the run being merged, so the error names the
+    file that does not belong, whichever order the files come in."""
+    groups: dict[tuple, list[tuple]] = {}
+    for entry in ids:
+        groups.setdefault(entry[2:], []).append(entry)
+    if len(groups) < 2:
+        return None
+    ranked = sorted(groups.values(), key=lambda g: -len(g))  # stable: first seen wins a tie
+    odd = next(e for e in ids if e[2:] != ranked[0][0][2:])
+    return odd, ranked[0][0]
+
+
 def check_shards(kind: str, paths: list[str], frames: list[pl.DataFrame],
                  command: str | None = None) -> list[pl.DataFrame]:
     """The frames without their identity columns, once the shards are found
     complete and consistent (module docstring); else an InputError naming the file.
     ``command``: the command that writes the shards (default ``qacamp reliability
-    KIND``; ``qacamp score`` for scoring shards)."""
+    KIND``; ``qacamp score`` for scoring shards).  Of files from several runs,
+    the one named is of the run fewer files belong to."""
     scoring = kind == "score"
+    if not paths:
+        raise UsageError("nothing to merge: give the shard files")
+    ids = [(str(path), *_identity(kind, str(path), frame, command))
+           for path, frame in zip(paths, frames, strict=True)]
+    odd = _odd_one(ids)
+    if odd is not None:
+        (path, shard, n, seed, settings), (p0, _, n0, seed0, settings0) = odd
+        fix = ("merge the shards of one scoring (same ingest tables and shard count); "
+               "rescore the shards that differ" if scoring else
+               "merge the shards of one run (same seed, settings and matrix); rerun the "
+               "shards that differ")
+        if seed != seed0:
+            raise InputError(path, "column seed", f"seed {seed} differs from the seed "
+                             f"{seed0} of {p0}: shards of different runs", fix)
+        if n != n0:
+            raise InputError(path, "column n_shards", f"shard {shard}/{n} is one of {n} "
+                             f"shards, {p0} one of {n0}", fix)
+        differ = _differ(settings, settings0)
+        other = " (a shard of another score matrix: another campaign, measure or judgment " \
+            "set)" if "matrix_sha256" in differ else ""
+        raise InputError(path, "column settings", f"the settings differ from those of "
+                         f"{p0} ({differ}){other}", fix)
     seen: dict[int, str] = {}
-    first: tuple[str, int, int, str] | None = None
-    for path, frame in zip(paths, frames, strict=True):
-        shard, n, seed, settings = _identity(kind, str(path), frame, command)
-        if first is None:
-            first = (str(path), n, seed, settings)
-        else:
-            p0, n0, seed0, settings0 = first
-            fix = ("merge the shards of one scoring (same ingest tables and shard count); "
-                   "rescore the shards that differ" if scoring else
-                   "merge the shards of one run (same seed, settings and matrix); rerun the "
-                   "shards that differ")
-            if seed != seed0:
-                raise InputError(path, "column seed", f"seed {seed} differs from the seed "
-                                 f"{seed0} of {p0}: shards of different runs", fix)
-            if n != n0:
-                raise InputError(path, "column n_shards", f"shard {shard}/{n} is one of {n} "
-                                 f"shards, {p0} one of {n0}", fix)
-            if settings != settings0:
-                raise InputError(path, "column settings", f"the settings differ from those of "
-                                 f"{p0} ({_differ(settings, settings0)})", fix)
+    for path, shard, n, _seed, _settings in ids:
         if shard in seen:
             raise InputError(path, "column shard", f"shard {shard}/{n} is given twice (also "
                              f"{seen[shard]})", "give each shard file once")
-        seen[shard] = str(path)
-    if first is None:
-        raise UsageError("nothing to merge: give the shard files")
-    n = first[1]
+        seen[shard] = path
+    n = ids[0][2]
     missing = [i for i in range(n) if i not in seen]
     if missing:
         names = ", ".join(f"{i}/{n}" for i in missing[:5]) + (" ..." if len(missing) > 5 else "")

@@ -37,14 +37,11 @@ Seeds: :mod:`qacamp.reliability.seeds`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from ..errors import UsageError
-from ..readers.matrix import read_matrix_table
-from .builders import from_long, from_matrix_table, from_wide
 from .matrix import ScoreMatrix
 from .seeds import shard_trials, trial_rng
 
@@ -215,64 +212,6 @@ def swap_counts(matrix: ScoreMatrix, sizes: Iterable[int], trials: int, seed: in
         "swaps": swaps, "comparisons": comps,
         "max_score": np.repeat(np.where(np.isfinite(best), best, np.nan), bins),
     }, schema=SWAP_SCHEMA).with_columns(pl.col("max_score").fill_nan(None))
-
-
-def as_matrix(scores, measure: str | None = None, include_baselines: bool = False
-              ) -> ScoreMatrix:
-    """A :class:`ScoreMatrix` from what a notebook has at hand: a matrix as it
-    is; a long frame with ``unit, run, value`` columns (e.g. the per-question
-    rows of ``qacamp.evaluate(..., per_question=True)`` of one measure); a
-    wide frame, one column per run; or the path of a matrix file (CSV or
-    Parquet, read by the strict matrix reader :mod:`qacamp.readers.matrix`)."""
-    if isinstance(scores, ScoreMatrix):
-        return scores
-    if isinstance(scores, str | Path):
-        return from_matrix_table(read_matrix_table(scores), scores, measure or "score",
-                                 include_baselines)
-    if isinstance(scores, pl.DataFrame):
-        if {"unit", "run", "value"} <= set(scores.columns):
-            if "measure" in scores.columns and scores["measure"].n_unique() > 1:
-                raise UsageError("the frame holds several measures "
-                                 f"({', '.join(sorted(scores['measure'].unique().to_list()))}); "
-                                 "filter it to one first")
-            if "scope" in scores.columns:
-                scores = scores.filter(pl.col("scope") == "question") \
-                    if (scores["scope"] == "question").any() else scores
-            return from_long(scores, measure=measure or "score",
-                             include_baselines=include_baselines)
-        return from_wide(scores, measure=measure or "score",
-                         include_baselines=include_baselines)
-    raise UsageError(f"cannot make a score matrix of a {type(scores).__name__}: give a "
-                     "ScoreMatrix, a polars frame or a matrix file")
-
-
-def swap(scores, sizes: str | Iterable[int], trials: int = 50, seed: int = 0,
-         measure: str | None = None, bin_width: float = 0.01, bins: int = 21,
-         pairing: str = "shared", shard: int = 0, n_shards: int = 1,
-         progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
-    """The swap method's counts (``size, bin, swaps, comparisons, max_score``):
-    what ``qacamp reliability swap`` computes and writes, for notebooks.
-
-    ``scores``: anything :func:`as_matrix` takes; ``sizes``: ``"5:32"``,
-    ``"10:half:auto"`` (:func:`~.seeds.parse_sizes`) or a list of sizes;
-    trials are seeded by (``seed``, ``measure``, size, trial), so the counts
-    equal the command's and the workflow's.  Fit them with
-    :func:`~.fits.fit_swap` for the required difference::
-
-        import qacamp
-        rows = qacamp.evaluate("clef-qa", questions="q.tsv", runs=runs, per_question=True,
-                               measures=["accuracy"])
-        counts = qacamp.reliability.swap(rows.filter(scope="question"), "10:half:auto",
-                                         trials=100, seed=7, measure="accuracy")
-    """
-    from .seeds import parse_sizes
-
-    m = as_matrix(scores, measure)
-    if isinstance(sizes, str):
-        sizes = parse_sizes(sizes, m.n_units)
-    sizes = check_sizes(list(sizes), m.n_units)
-    return swap_counts(m, sizes, trials, seed, measure or m.measure, bin_width, bins, pairing,
-                       shard, n_shards, progress=progress)
 
 
 def merge_swap(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:

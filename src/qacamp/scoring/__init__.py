@@ -78,9 +78,9 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     (:data:`.batches.BATCH_CELLS`), in run order, so that a caller writing
     them as they come holds one batch's frames at a time.  The campaign-level
     ``dropped`` rows come with the first batch (later batches have none)."""
-    opts = resolve_options(kind, options)
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
+    opts = resolve_options(kind, options, t["questions"]["qtype"].unique().to_list())
     if KINDS[kind].family == "matrix":
         out = Collector(kind)
         names = sorted(set(t["matrix"]["run"].drop_nulls().to_list()))

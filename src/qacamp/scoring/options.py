@@ -12,14 +12,16 @@ Year rules (docs/semantics.md, "Year rules"):
   information nuggets");
 - beta of the nugget F: 3 (Voorhees 2005: "nugget recall three times as
   important as nugget precision"); TREC 2003 definition questions used 5
-  (set by the ``trec2003`` preset or ``beta: 5``).
+  (the TREC 2003 edition's default, :attr:`qacamp.kinds.Edition.defaults`:
+  applied where definition questions are scored and the campaign sets no
+  ``beta``, with the ``trec2003`` preset or without it).
 
 Every rule can be overridden by the campaign's own key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..bounds import number_problem
@@ -39,9 +41,13 @@ def default_other_score(year: int | None) -> str:
     return "pyramid" if year is not None and year >= 2007 else "nugget"
 
 
-def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def resolve_options(kind: str, options: Mapping[str, Any] | None,
+                    qtypes: Iterable[str] = ()) -> dict[str, Any]:
     """Flatten a resolved campaign dict (an ``options`` sub-dict is merged in),
-    check the values the scoring reads and fill in their defaults."""
+    check the values the scoring reads and fill in their defaults: the
+    campaign's edition's first (:meth:`qacamp.kinds.Kind.edition` of its preset
+    and its questions' types ``qtypes``: TREC 2003's beta 5 where definition
+    questions are scored), then the kind's."""
     opts: dict[str, Any] = {}
     for key, value in (options or {}).items():
         if key == "options" and isinstance(value, Mapping):
@@ -51,6 +57,10 @@ def resolve_options(kind: str, options: Mapping[str, Any] | None) -> dict[str, A
     if not isinstance(kind, str) or kind not in KINDS:
         raise ConfigError("kind", f"unknown campaign kind '{kind}'", f"use one of {', '.join(KINDS)}")
     opts["kind"] = kind
+    edition = KINDS[kind].edition(opts.get("preset"), qtypes)
+    for key, value in (edition.defaults if edition is not None else {}).items():
+        if opts.get(key) is None:
+            opts[key] = value
     year = opts.get("year")
     year = int(year) if year is not None else None
     opts.setdefault("pass_threshold", reading.PASS_THRESHOLD)

@@ -9,8 +9,8 @@ Analytic, one job per campaign and measure, after the swap method's fit
 the sizes are computed for).  Without ``--out`` the table of sizes is
 printed as tab-separated text on stdout.
 
-:func:`design` is the same analysis from Python (``qacamp.reliability.design``):
-its keywords are the command's options, checked by the same rules.
+From Python it is ``qacamp.reliability.design(scores, fits=..., summary=...)``
+(:mod:`.python`, made from this record like every analysis's function).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from ..design import analysis as kernel
 from ..design.gtheory import COMPONENT_SCHEMA
 from ..design.items import ITEM_SCHEMA
 from ..matrix import normalise_measure
-from ..swap import as_matrix
 from .record import (
     CONFIG_PREFIX,
     MATRIX_INPUT,
@@ -33,7 +32,6 @@ from .record import (
     Option,
     Output,
     Result,
-    call_args,
     config_key,
     seed_name,
     wrote,
@@ -206,42 +204,4 @@ ANALYSIS = Analysis(
 )
 
 
-def design(scores, fits=None, summary=None, *, measure: str | None = None,
-           target: float = kernel.gtheory.DEFAULT_TARGET,
-           confidence: float = kernel.gtheory.DEFAULT_CONFIDENCE,
-           alpha: float = kernel.topic_set_size.DEFAULT_ALPHA,
-           power: float = kernel.topic_set_size.DEFAULT_POWER,
-           min_diff: float | None = None, min_range: float | None = None,
-           ci_width: float | None = None, include_baselines: bool = False) -> kernel.Design:
-    """What ``qacamp reliability design`` computes, for notebooks: a
-    :class:`~qacamp.reliability.design.Design` (``sizes``, ``components``,
-    ``curve``, ``items`` frames; the difference used and the notes).
-
-    ``scores``: anything :func:`qacamp.reliability.swap.as_matrix` takes (a
-    long ``unit, run, value`` frame of one measure, a wide frame, a matrix
-    file, a :class:`~qacamp.reliability.ScoreMatrix`); ``fits`` and
-    ``summary``: the swap method's fits frame and summary frame of the same
-    measure (:func:`qacamp.reliability.fit_swap`), both optional.  The other
-    keywords are the command's options (checked by the same rules)::
-
-        import qacamp
-        rows = qacamp.evaluate("clef-qa", questions="q.tsv", runs=runs, per_question=True,
-                               measures=["accuracy"]).filter(scope="question")
-        d = qacamp.reliability.design(rows, measure="accuracy", min_diff=0.05)
-        d.sizes.select("title", "n_units", "n_units_lower", "n_units_upper")
-    """
-    args = call_args(ANALYSIS, measure=measure, target=target, confidence=confidence,
-                     alpha=alpha, power=power, min_diff=min_diff, min_range=min_range,
-                     ci_width=ci_width, include_baselines=include_baselines)
-    for name, frame in (("fits", fits), ("summary", summary)):
-        if frame is not None and not isinstance(frame, pl.DataFrame):
-            raise UsageError(f"{name}: expected a polars DataFrame (the swap method's "
-                             f"{name} of `qacamp.reliability.fit_swap`), got a "
-                             f"{type(frame).__name__}")
-    files = {"fits": [] if fits is None else [("fits", fits)],
-             "summary": [] if summary is None else [("summary", summary)]}
-    matrix = as_matrix(scores, measure, include_baselines)
-    return compute(Inputs(matrix, files), args)
-
-
-__all__ = ["ANALYSIS", "compute", "describe", "design", "run", "settings"]
+__all__ = ["ANALYSIS", "compute", "describe", "run", "settings"]

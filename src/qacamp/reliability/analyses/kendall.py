@@ -8,7 +8,7 @@ import polars as pl
 from ...bounds import parse_grid
 from ...errors import UsageError
 from .. import ranking as kernel
-from .record import OUT, Analysis, InputFile, Option, Output, Result, wrote
+from .record import OUT, Analysis, InputFile, Option, Output, Result, grid_text, wrote
 
 SWAPS_SCHEMA = {"threshold": pl.Float64, "swaps": pl.Int64, "pairs": pl.Int64}
 
@@ -39,7 +39,7 @@ ANALYSIS = Analysis(
         Option(("--swaps-out",), "write swaps between the first two rankings (threshold, "
                "swaps, pairs)"),
         Option(("--thresholds",), "score differences for the swap counts of --swaps-out "
-               "(default 0.05,0.07)", default="0.05,0.07"),
+               "(default 0.05,0.07)", default="0.05,0.07", python=grid_text),
         Option(("--variant",), kernel.VARIANT_HELP, choices=kernel.VARIANTS,
                default=kernel.DEFAULT_VARIANT),
         OUT,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,10 @@ class Option:
     #: a size the collection must hold: the kind's default (a plan value the
     #: campaign did not configure) is fitted to the collection
     fitted: bool = False
+    #: the notebook API (:mod:`.python`): the Python values the option takes
+    #: besides its command-line text, as ``python(flag, value) -> text``
+    #: (:func:`size_text`, :func:`sizes_text`, :func:`grid_text`); None: text only
+    python: Callable[[str, Any], str] | None = None
 
     @property
     def dest(self) -> str:
@@ -230,6 +235,43 @@ OUT = Option(("--out",), "write the result here (Parquet) and a one-line summary
 SUMMARY = Option(("--summary",), "also write the one-row summary here")
 
 
+#: options of the workflow's jobs (shards, the config key errors name, sizes fitted
+#: to the collection, pair counts to merge): a Python call runs the whole analysis
+WORKFLOW_ONLY = ("shard", "config_prefix", "fit_to_collection", "counts")
+
+
+def size_text(flag: str, value: Any) -> str:
+    """A subset size from Python: an integer (or text: ``"half"``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    raise UsageError(f"{flag}: {value!r} is not a subset size (an integer, or 'half')")
+
+
+def sizes_text(flag: str, value: Any) -> str:
+    """Subset sizes from Python: text (``"10:half:auto"``) or a list of integers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+        return ",".join(str(int(v)) for v in value)
+    raise UsageError(f"{flag}: {value!r} is not a list of sizes or their text (give a list "
+                     "of integers such as [5] or [5, 10], or text such as '5:10' or "
+                     "'10:half:auto')")
+
+
+def grid_text(flag: str, value: Any) -> str:
+    """A grid of numbers from Python: text (``"0.01:0.10:0.01"``) or a list of numbers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+        return ",".join(repr(float(v)) for v in value)
+    raise UsageError(f"{flag}: {value!r} is not a list of numbers or their text (give e.g. "
+                     "[0.01, 0.05] or '0.01:0.10:0.01')")
+
+
 def seed_option(help: str = SEED_HELP) -> Option:
     return Option(("--seed",), help, type=int, default=0, bounds={"lo": 0, "integer": True},
                   key="seed")
@@ -260,31 +302,6 @@ def check_options(analysis: Analysis, args) -> None:
             continue
         with config_key(args, f"{analysis.name}.{o.dest}" if o.key is None else o.key):
             check_option(o.flags[0], value, **o.bounds)
-
-
-def call_args(analysis: Analysis, **values) -> argparse.Namespace:
-    """The options of a call from Python (an analysis's notebook function) as
-    the command line parses them: every option at its default, ``values`` (by
-    option ``dest``) over them, then the command line's checks: a keyword that
-    is no option, a value outside the option's choices, and the bounds
-    (:func:`check_options`) are a :class:`UsageError` with the command line's
-    words."""
-    options = {o.dest: o for o in analysis.options}
-    unknown = sorted(set(values) - set(options))
-    if unknown:
-        raise UsageError(f"{analysis.name}: unknown keyword(s) {', '.join(unknown)}; "
-                         f"allowed: {', '.join(sorted(options))}")
-    args = argparse.Namespace(**{
-        dest: (False if o.action == "store_true" and o.default is None else o.default)
-        for dest, o in options.items()})
-    for dest, value in values.items():
-        o = options[dest]
-        if o.choices is not None and value is not None and value not in o.choices:
-            raise UsageError(f"{o.flags[0]}: invalid choice {value!r} (choose from "
-                             f"{', '.join(map(repr, o.choices))})")
-        setattr(args, dest, value)
-    check_options(analysis, args)
-    return args
 
 
 def seed_name(args, matrix: ScoreMatrix) -> str:
@@ -353,6 +370,6 @@ def subset_sizes(args, matrix: ScoreMatrix, spec: str, subsets: int,
 __all__ = ["Analysis", "CampaignTables", "Option", "Output", "InputFile", "Inputs", "Result",
            "MATRIX_INPUT", "CONFIG_PREFIX", "FIT_TO_COLLECTION", "SHARD", "COUNTS", "OUT",
            "SUMMARY", "DEFAULT_MATRIX_MEASURE", "seed_option", "config_key", "check_options",
-           "call_args",
            "seed_name", "shard_share", "too_big", "tag_shard", "checked_shards", "always",
-           "never", "wrote", "subset_sizes"]
+           "never", "wrote", "subset_sizes", "WORKFLOW_ONLY", "size_text", "sizes_text",
+           "grid_text"]

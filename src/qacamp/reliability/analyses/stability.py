@@ -28,9 +28,11 @@ from .record import (
     always,
     checked_shards,
     config_key,
+    grid_text,
     seed_name,
     seed_option,
     shard_share,
+    size_text,
     subset_sizes,
     tag_shard,
     too_big,
@@ -75,7 +77,7 @@ ANALYSIS = Analysis(
     options=(
         *MATRIX_INPUT,
         Option(("--size",), "subset size: an integer or 'half' (half the collection)",
-               required=True, key="stability.size", fitted=True),
+               required=True, key="stability.size", fitted=True, python=size_text),
         CONFIG_PREFIX,
         FIT_TO_COLLECTION,
         Option(("--trials",), "trials (default 100)", type=int, default=100,
@@ -83,7 +85,7 @@ ANALYSIS = Analysis(
         seed_option(),
         Option(("--fuzz",), "fuzziness values f, start:stop:step or a,b,c (default "
                "0.01:0.10:0.01)", default="0.01:0.10:0.01", metavar="GRID",
-               key="stability.fuzz"),
+               key="stability.fuzz", python=grid_text),
         Option(("--pairing",), "shared: one subset per trial for every pair; per-pair: one "
                "per pair", choices=PAIRINGS, default="shared", key="stability.pairing"),
         SHARD,

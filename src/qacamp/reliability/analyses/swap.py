@@ -21,6 +21,7 @@ from .record import (
     seed_name,
     seed_option,
     shard_share,
+    sizes_text,
     subset_sizes,
     tag_shard,
     too_big,
@@ -62,7 +63,7 @@ ANALYSIS = Analysis(
         *MATRIX_INPUT,
         Option(("--sizes",), "a:b or a:b:step (inclusive) or a,b,c; b may be 'half' (the "
                "largest size the collection allows), step 'auto' (about 25 sizes)",
-               required=True, key="swap.sizes", fitted=True),
+               required=True, key="swap.sizes", fitted=True, python=sizes_text),
         CONFIG_PREFIX,
         FIT_TO_COLLECTION,
         Option(("--trials",), "trials per size (default 50)", type=int, default=50,
