@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from qacamp.cli import main
-from qacamp.plan import reliability_plan, validate_config
+from qacamp.plan import reliability_plan, report_settings, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,6 +50,7 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
     cfg.write_text(json.dumps({"campaigns": {name: campaign}}))
     plan = reliability_plan(campaign, config)
     (cdir / "plan.json").write_text(json.dumps({"campaign": name, "reliability_plan": plan,
+                                                "report": report_settings(campaign, config),
                                                 "shards": 1}))
     _run("ingest", "--config", cfg, "--campaign", name, "--out", cdir / "ingest")
     _run("score", "--ingest", cdir / "ingest", "--out", cdir / "scores")

@@ -26,7 +26,6 @@ from test_report import (
     trec_campaign,
 )
 
-from qacamp.kinds import KINDS
 from qacamp.measures import REGISTRY
 from qacamp.reliability import fit_swap
 from qacamp.report import tables as T
@@ -159,7 +158,9 @@ def test_series_boxplot_names_the_dropped_series():
 # --------------------------------------------------------------------------- tables
 
 def test_correctly_discarded_is_a_dash_where_nothing_was_unanswered_as_documented():
-    t = T.run_table(qa_runs(), "qa4mre", "gold")
+    spec = T.RunTableSpec("c_at_1", ("accuracy", "correctly_discarded", "n_right", "n_wrong",
+                                     "n_unanswered"), 2)
+    t = T.run_table(qa_runs(), "qa4mre", "gold", spec)
     row = t.frame.filter(pl.col("run") == "b&c_run").row(0, named=True)
     assert row["n_unanswered"] == 0 and row["correctly_discarded"] is None
     md = to_markdown(t)  # (& is written as an HTML entity in Markdown: README "Outputs")
@@ -203,7 +204,7 @@ def test_kendall_caption_cites_the_source_of_each_comparison():
     assert "tau_b" in agg.caption and "Tied pairs" in agg.caption
 
 
-def test_pan_run_table_shows_every_pan_measure_sorted_by_overall():
+def test_pan_run_table_shows_the_pan_measures_sorted_by_overall():
     pan = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
     rows = []
     for k, run in enumerate(["a", "b", "c"]):
@@ -211,13 +212,17 @@ def test_pan_run_table_shows_every_pan_measure_sorted_by_overall():
             rows.append(("gold", run, m, "all", "all", 0.5 + 0.1 * ((k + i) % 3)))
         for m, v in (("n_right", 60), ("n_wrong", 30), ("n_unanswered", 10)):
             rows.append(("gold", run, m, "all", "all", float(v)))
-    t = T.run_table(pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row"), "pan", "gold")
-    keys = [c.key for c in t.columns]
-    assert keys[1:7] == [m for m in KINDS["pan"].measures if m in pan]
-    assert [c.header for c in t.columns][1:7] == ["AUC", "c@1", "F0.5u", "F1", "Brier",
-                                                   "Overall"]
+    runs = pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row")
+    t = T.run_table(runs, "pan", "gold")
+    assert [c.header for c in t.columns] == ["Run", "Overall", "AUC", "c@1", "F0.5u", "F1"]
     overall = t.frame["overall"].to_list()
     assert overall == sorted(overall, reverse=True)
+    assert "Brier" not in t.caption
+    # every PAN measure when the organizer asks for them (config report.run_table)
+    every = T.run_table(runs, "pan", "gold", T.RunTableSpec("overall", pan, 3))
+    assert [c.header for c in every.columns][1:] == ["Overall", "AUC", "c@1", "F0.5u", "F1",
+                                                     "Brier"]
+    assert "Brier is reported as its complement" in every.caption
 
 
 # --------------------------------------------------------------------------- the page

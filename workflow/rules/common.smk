@@ -13,7 +13,7 @@ import sys
 
 from qacamp.config import raw_files
 from qacamp.kinds import KINDS
-from qacamp.plan import configured, reliability_plan, validate_config
+from qacamp.plan import configured, reliability_plan, report_settings, validate_config
 from qacamp.configfile import read_config_file
 from qacamp.errors import ConfigError, InputError, QacampError
 from qacamp.io import prepare_outdir, write_text, writing
@@ -173,8 +173,10 @@ def config_file_content(wildcards):
 
 def plan_file_content(wildcards):
     """``<outdir>/<campaign>/plan.json``: the campaign's resolved reliability plan
-    (kind defaults < top level < campaign block) and the shard count."""
+    (kind defaults < top level < campaign block), its report settings (top
+    level < campaign block) and the shard count."""
     doc = {"campaign": wildcards.campaign, "reliability_plan": plan(wildcards.campaign),
+           "report": report_settings(campaign_cfg(wildcards.campaign), config),
            "shards": SHARDS}
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
