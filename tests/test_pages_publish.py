@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 import yaml
 from campaign_util import build
-from page_util import Tables, column, page_text, section
+from page_util import Tables, column, numbering, page_text, section
 from paths import SHARED_DATA
 from workflow_util import DEMO_OUT, demo_run, needs_make, qacamp
 
@@ -104,6 +104,11 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
     index = Tables((real / "index.html").read_text(encoding="utf-8")).tables["campaigns"]
     row = next(r for r in index["rows"] if r[0] == "web2004")
     assert row[5:] == ["150 topics", "ap", best, f"{means[best]:.3f}"]
+    # the headings run 1, 2, 3 ... as the contents list them (no breakdowns or
+    # agreement here: no gap where they would be)
+    toc, heads = numbering(html)
+    assert toc == heads and [n for n, _ in heads] == list(range(1, len(heads) + 1))
+    assert "Breakdowns" not in dict(heads).values()
     assert 'class="tname">Run scores.' in html and "min-width" in (
         html.split("<style>")[1].split("caption {")[1].split("}")[0])
 

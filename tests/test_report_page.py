@@ -31,7 +31,12 @@ from qacamp.reliability import fit_swap
 from qacamp.report import tables as T
 from qacamp.report.build import build_tables
 from qacamp.report.campaign import Campaign
-from qacamp.report.figures import series_boxplot_figure, stability_figure, swap_curves_figure
+from qacamp.report.figures import (
+    reading_tests_figure,
+    series_boxplot_figure,
+    stability_figure,
+    swap_curves_figure,
+)
 from qacamp.report.markdown import to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,6 +158,28 @@ def test_series_boxplot_names_the_dropped_series():
         ("4", "Other question never judged")])
     text = " ".join(" ".join(figure_texts(fig)).split())
     assert "Not shown (no series score): series 4 (Other question never judged)" in text
+
+
+def test_reading_tests_legend_fits_the_figure_with_long_topic_names():
+    """QA4MRE 2013's legend was cut at both edges ("Desert Agricultur"): long
+    topic names wrap onto more rows, every entry inside the figure."""
+    names = {"T1": "Urban Beekeeping", "T2": "Tidal Energy and Offshore Wind Farms",
+             "T3": "Folk Music Archives", "T4": "Desert Agriculture"}
+    tests = {f"{k}_{i}": f"T{k}" for k in range(1, 5) for i in (1, 2)}
+    rows = [("gold", run, "c_at_1", scope, unit, 0.1 * k)
+            for k, run in enumerate(["a", "b", "c"])
+            for scope, unit in [*(("test", t) for t in tests), *(("topic", t) for t in names)]]
+    fig = reading_tests_figure(pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row"), "gold",
+                               tests, topic_names=names)
+    fig.canvas.draw()
+    box = fig.bbox
+    legend = fig.legends[0]
+    entries = [t.get_text() for t in legend.get_texts()]
+    assert "topic T2: Tidal Energy and Offshore Wind Farms" in entries
+    renderer = fig.canvas.get_renderer()
+    for t in [legend, *legend.get_texts()]:
+        e = t.get_window_extent(renderer)
+        assert box.x0 <= e.x0 and e.x1 <= box.x1, (t, e, box)
 
 
 # --------------------------------------------------------------------------- tables
