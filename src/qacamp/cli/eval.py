@@ -9,7 +9,10 @@ participants' runs first, baselines only with ``--baselines``; scope ``all``
 only by default, ``-q`` adds per-unit rows (question for every measure that
 has a per-question value, and series, topic, test, qtype), units in natural
 order (3.9 before 3.10), and says on stderr which measures have none.  Ingest
-warnings go to stderr.
+warnings go to stderr.  ``--format trec`` prints trec_eval's lines instead,
+``measure<TAB>run<TAB>value``, one per run and measure (the overall scores;
+trec_eval's second column is the query, ``all`` for its summary, and here the
+run, as every run of the command is scored at once).
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ def _common(p: argparse.ArgumentParser, kind: str) -> None:
         p.add_argument("--preset", default=None, choices=presets,
                        help="the campaign's method parameters as its paper set them "
                             "(campaign key preset; docs/presets.md)")
+    p.add_argument("--format", default="tsv", choices=("tsv", "trec"),
+                   help="tsv (default): a header line and run, measure, scope, unit, value "
+                        "rows; trec: trec_eval's measure<TAB>run<TAB>value lines of the "
+                        "overall scores, no header")
     p.add_argument("--precision", default="4", metavar="DIGITS|full",
                    help="decimals printed (default 4); 'full' prints every value exactly as "
                         "stored (shortest repr that reads back to the same float)")
@@ -136,6 +143,9 @@ def run(args) -> int:
     from .ingest import print_warnings
 
     fmt = _formatter(args.precision)
+    if args.format == "trec" and args.q:
+        raise UsageError("--format trec prints the overall scores (trec_eval's lines); the "
+                         "per-unit rows of -q come in the default format: drop one of them")
     try:
         result = evaluate_campaign(args.kind, campaign_config(args), args.measure, args.q,
                                    args.baselines, args.judgment_set)
@@ -153,6 +163,11 @@ def run(args) -> int:
               "mean of per-question values): only their overall and per-group rows are "
               "printed", file=sys.stderr)
     out = sys.stdout
+    if args.format == "trec":
+        for run_, measure, scope, _, value in result.rows.iter_rows():
+            if scope == "all":
+                out.write(f"{measure}\t{run_}\t{fmt(measure, value)}\n")
+        return 0
     out.write("run\tmeasure\tscope\tunit\tvalue\n")
     for run_, measure, scope, unit, value in result.rows.iter_rows():
         out.write(f"{run_}\t{measure}\t{scope}\t{unit}\t{fmt(measure, value)}\n")

@@ -46,6 +46,7 @@ KIND = Kind(
     run_columns=("accuracy", "nil_precision", "nil_recall"),
     breakdown_measure="accuracy",
     simulator="trec_factoid",
+    simulate_questions="a TREC <top> question file",
     eval_help="TREC 2002-2003 factoid: --questions Q JUDGED_RUN... (2003 definitions: "
               "--nuggets N --definition D... --definition-nuggets D2...)",
     eval_options=(
