@@ -16,6 +16,7 @@ from qacamp.kinds import KINDS
 from qacamp.plan import configured, reliability_plan, report_settings, validate_config
 from qacamp.configfile import read_config_file
 from qacamp.errors import ConfigError, InputError, QacampError
+from qacamp.findings import preparation_lines
 from qacamp.io import prepare_outdir, write_text, writing
 from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
 
@@ -93,12 +94,13 @@ def _dry_run():
 
 if workflow.is_main_process:
     try:
-        for _line in prepare_outdir(
+        # said once per campaign and cause (qacamp.findings.preparation_lines)
+        for _line in preparation_lines(prepare_outdir(
             OUT,
             [os.path.join(OUT, c, f) for c in CAMPAIGNS for f in ("tables", "figures")]
             + [os.path.join(OUT, "overview")],
             dry_run=_dry_run(),
-        ):
+        ), OUT):
             print(f"qacamp: {_line}", file=sys.stderr)
     except QacampError as exc:
         _stop(exc)

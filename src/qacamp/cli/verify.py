@@ -3,12 +3,15 @@
 Every file qacamp wrote under OUTDIR (a config's outdir, or one campaign's
 folder) is hashed and compared with the record its step left
 (``.qacamp-output/``), every input of every step with the hash the step read,
-and every ``manifest.json`` with the intermediates it lists.  One line per
-problem on stdout::
+and every ``manifest.json`` with the intermediates it lists.  The causes
+first, each followed by the files it makes stale, one line per folder, on
+stdout (:func:`qacamp.findings.verify_lines`)::
 
+    changed input: data/judged/run1.txt (changed since `qacamp ingest` read it)
+      stale: results/c/ingest: judgments.parquet, questions.parquet, ... (11 files)
+      stale: results/c/scores: runs.csv, runs.parquet, ... (5 files)
     changed: results/c/ingest/judgments.parquet (sha256 ... written by `qacamp ingest`, ... now)
     missing: results/c/scores/runs.csv (written by `qacamp score`)
-    stale: results/c/scores/runs.parquet (built from results/c/ingest/judgments.parquet, ...)
 
 then a summary line.  Exit code 0 when everything matches, 1 when something
 changed, is missing or is stale (rerun the workflow's command: it rebuilds
@@ -34,6 +37,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
+    from ..findings import verify_lines
     from ..io import verify_tree
 
     report = verify_tree(args.outdir)
@@ -42,7 +46,7 @@ def run(args) -> int:
                          "results folder, or written by a qacamp without records)",
                          "give the outdir of a workflow run; rerun the workflow to record "
                          "its files")
-    for line in report.lines():
+    for line in verify_lines(report.findings):
         print(line)
     if report.inputs_not_found:
         first = report.inputs_not_found[0]
