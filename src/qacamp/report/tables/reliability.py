@@ -361,9 +361,10 @@ def distributions_table(df: pl.DataFrame, what: str = "distributions.parquet",
                for t in types if t.upper() in _DISTRIBUTION_SCORES]
     per = f", per {kind_of}" if len(types) > 1 else ""
     return Table("distributions", f"{units} whose median score across the participants' "
-                 f"runs is 0{per} (as Voorhees 2005 counts them for questions): "
+                 f"runs is 0{per} (as Voorhees 2005 counts "
+                 f"{'them' if unit == 'question' else 'questions'}): "
                  + "; ".join(scores) + ".", out, cols,
-                 title=f"{units} nobody gets right")
+                 title=f"{units} with a median score of 0")
 
 
 def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
