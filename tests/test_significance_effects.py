@@ -443,3 +443,18 @@ def test_baseline_kernels_are_the_test_records():
     assert all(callable(t.baseline) for t in TESTS.values())
     source = inspect.getsource(module)
     assert all(f'"{t.name}"' not in source for t in TESTS.values())
+
+
+def test_a_baseline_that_is_no_run_is_one_line_naming_the_config_key(tmp_path):
+    from workflow_util import qacamp
+
+    csv = tmp_path / "m.csv"
+    csv.write_text("a,b,c\n0.1,0.5,0.3\n0.2,0.6,0.1\n0.3,0.7,0.4\n")
+    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+                 "--baseline", "bm25", "--out", str(tmp_path / "p.parquet"),
+                 "--baseline-out", str(tmp_path / "b.parquet"),
+                 "--config-prefix", "campaigns.mine.reliability")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "'campaigns.mine.reliability.significance.baseline'" in res.stderr
+    assert "baseline run 'bm25' is not among the 3 runs (a, b, c)" in res.stderr
+    assert not (tmp_path / "p.parquet").exists() and not (tmp_path / "b.parquet").exists()
