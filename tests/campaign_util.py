@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from qacamp.cli import main
+from qacamp.io import write_text
 from qacamp.plan import reliability_plan, report_settings, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,9 +50,9 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
     cfg = cdir / "config.json"
     cfg.write_text(json.dumps({"campaigns": {name: campaign}}))
     plan = reliability_plan(campaign, config)
-    (cdir / "plan.json").write_text(json.dumps({"campaign": name, "reliability_plan": plan,
-                                                "report": report_settings(campaign, config),
-                                                "shards": 1}))
+    write_text(json.dumps({"campaign": name, "reliability_plan": plan,
+                           "report": report_settings(campaign, config), "shards": 1}),
+               cdir / "plan.json")
     _run("ingest", "--config", cfg, "--campaign", name, "--out", cdir / "ingest")
     _run("score", "--ingest", cdir / "ingest", "--out", cdir / "scores")
     rel = cdir / "reliability"

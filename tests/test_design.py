@@ -17,7 +17,8 @@ from paths import ROOT, SHARED_DATA
 from scipy import stats
 
 from qacamp.errors import UsageError
-from qacamp.reliability.builders import from_outcomes, read_matrix_file
+from qacamp.loader import read_matrix_file
+from qacamp.reliability.builders import from_outcomes
 from qacamp.reliability.design import (
     COMPONENT_SCHEMA,
     D_STUDY_SCHEMA,

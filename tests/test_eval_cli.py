@@ -7,6 +7,7 @@ import pytest
 from paths import SHARED_DATA
 
 from qacamp.cli import main
+from qacamp.io import write_parquet, write_text
 
 DATA = SHARED_DATA
 GOLD = DATA / "qa4mre" / "QA4MRE-2013-Alzheimer-subset_GS.xml"
@@ -66,8 +67,8 @@ def test_score_cli(tmp_path):
         {"judgment_set": ["official"], "run": ["r"], "qid": ["1"], "item": [1],
          "judgment": ["R"]}))
     for n, df in tables.items():
-        df.write_parquet(ingest / f"{n}.parquet")
-    (ingest / "campaign.json").write_text(json.dumps({"kind": "clef-qa"}))
+        write_parquet(df, ingest / f"{n}.parquet")
+    write_text(json.dumps({"kind": "clef-qa"}), ingest / "campaign.json")
     out = tmp_path / "camp" / "scores"
     assert main(["score", "--ingest", str(ingest), "--out", str(out)]) == 0
     csv = (out / "runs.csv").read_text().splitlines()

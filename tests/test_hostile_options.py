@@ -24,6 +24,7 @@ from hostile_util import clef, error_line, run_ingest, w
 from qacamp import bounds
 from qacamp.cli import main
 from qacamp.configfile import MAX_CONFIG_NODES
+from qacamp.io import write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -198,8 +199,9 @@ def test_score_when_campaign_json_is_not_an_object(content, here, capsys):
     # qacamp's record of the file says it changed since ingest wrote it
     msg = refused(capsys, argv, "score")
     assert msg.startswith(f"{out / 'campaign.json'}: changed since `qacamp ingest` wrote it")
-    # without the record (a hand-made folder) the content itself is refused
-    (out / ".qacamp-output" / "campaign.json.json").unlink()
+    # recorded as it is (written by qacamp's own writer): the content itself is refused
+    write_text(content, out / "campaign.json")
+    capsys.readouterr()
     msg = refused(capsys, argv, "score")
     assert msg.startswith(f"{out / 'campaign.json'}: ")
     assert ("not a JSON object" in msg) if content != '{"kind": "clef-qa", "options": []}' \

@@ -124,7 +124,7 @@ def test_real_data_campaigns_streamed_same_bytes(tmp_path, capsys):
     with spilling() as spill:  # the automatic set: one frame of every run, cut into buckets
         judgments = read_campaign("auto", camps["auto"], tmp_path, spill=spill).spilled["judgments"]
         assert not judgments.ordered and len(judgments.buckets) == 4
-        assert len(judgments.frames) == 3 and spill.count == 2 + 3 + 2  # (+ its two parts)
+        assert len(judgments.frames) == 3 and len(spill.spans) == 2 + 3 + 2  # (+ its two parts)
     for name, camp in camps.items():
         _same_as_in_memory(name, camp, tmp_path, tmp_path / f"out-{name}")
 
@@ -192,7 +192,7 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     """A failure after the first tables are written (here: in the judgments
     table's row groups) removes the spill folder, the written tables and their
     temporaries: the output folder is not created."""
-    from qacamp.io import files
+    from qacamp.io import outputs as files
 
     spill_root = tmp_path / "tmp"
     spill_root.mkdir()

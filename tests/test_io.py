@@ -38,18 +38,23 @@ def truncate(path: Path, keep: float = 0.6) -> None:
     path.write_bytes(data[: int(len(data) * keep)])
 
 
-def test_read_parquet_reports_a_truncated_file(tmp_path):
+def test_read_parquet_refuses_a_changed_or_unrecorded_file(tmp_path):
     p = tmp_path / "runs.parquet"
-    write_parquet(FRAME, p)
+    write_parquet(FRAME, p)  # outside a command: a block of its own, recorded
     assert read_parquet(p).equals(FRAME)
     assert read_parquet(p, ["value"], pl.col("run") == "b")["value"].to_list() == [0.25]
     truncate(p)
     with pytest.raises(InputError) as info:
         read_parquet(p)
     msg = str(info.value)
-    # written outside a command: no record, so the Parquet checks catch it
-    assert msg.startswith(f"{p}: is not a readable Parquet file (")
-    assert "give a Parquet file written by qacamp" in msg and "\n" not in msg
+    assert msg.startswith(f"{p}: changed since `qacamp.io` wrote it (sha256 ")
+    assert "\n" not in msg
+    # without its record a file is never read, whatever its bytes
+    write_parquet(FRAME, p)
+    (tmp_path / ".qacamp-output" / "runs.parquet.json").unlink()
+    with pytest.raises(InputError, match="no record: qacamp did not write it or its record "
+                       "was removed. Fix: rebuild with"):
+        read_parquet(p)
     with pytest.raises(InputError, match="file not found"):
         read_parquet(tmp_path / "missing.parquet")
 
@@ -59,7 +64,7 @@ def _one_line_exit_2(capsys, argv: list[str], path: Path) -> str:
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert str(path) in err, err
-    assert "changed since `qacamp" in err or "is not a readable Parquet file" in err, err
+    assert "changed since `qacamp" in err, err
     return err
 
 
@@ -115,12 +120,12 @@ def _no_space(*args, **kwargs):
 
 @pytest.mark.parametrize("writer", ["parquet", "csv", "text"])
 def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypatch, writer):
-    import qacamp.io.files
+    import qacamp.io.outputs
 
     target = tmp_path / f"out.{writer}"
-    target.write_text("previous result")
-    # every writer ends in the one low-level write of qacamp.io.files
-    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
+    write_text("previous result", target)
+    # every writer ends in the one low-level write of qacamp.io.outputs
+    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
     if writer == "parquet":
         call = lambda: write_parquet(FRAME, target)  # noqa: E731
     elif writer == "csv":
@@ -131,15 +136,17 @@ def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypat
         call()
     assert str(info.value).startswith(f"{target}: cannot write: No space left on device")
     assert target.read_text(encoding="utf-8") == "previous result"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temporary left
+    # no temporary left (they live in the writer's own folder in the marker)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        ".qacamp-output", f".qacamp-output/{target.name}.json", target.name]
 
 
 def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
-    import qacamp.io.files
+    import qacamp.io.outputs
 
     ingest = _ingest_dir(tmp_path)
     capsys.readouterr()
-    monkeypatch.setattr(qacamp.io.files, "write_all", _no_space)
+    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
     assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
@@ -170,7 +177,7 @@ def test_real_full_disk(tiny_tmpfs):
     for name, call in (("x.parquet", write_parquet), ("x.csv", write_csv)):
         with pytest.raises(OutputError, match="cannot write"):
             call(big, tiny_tmpfs / "out" / name)
-    assert list((tiny_tmpfs / "out").iterdir()) == []
+    assert list(tiny_tmpfs.iterdir()) == []  # not even the folder the writes made
 
 
 # --------------------------------------------------------------------------- duckdb

@@ -34,9 +34,9 @@ from workflow_util import (
 
 pytestmark = pytest.mark.slow
 
-# temporary names of qacamp.io's writers (".<name>.<random><suffix>", also in
-# the record folders .qacamp-output/) and of write_duckdb; older releases of
-# qacamp.ingest.write_ingest staged folders (".<dir>.<random>.tmp|.old")
+# where qacamp.io's writers stage their files (a folder per writing process
+# in each marker, .qacamp-output/.tmp/) and lock a file output
+# (.qacamp-output/<name>.lock); names older releases staged beside their targets
 TEMP_NAME = re.compile(r"^\..+\.(tmp|old|parquet|csv|png|svg|wal)$")
 
 
@@ -73,8 +73,9 @@ def differing(a: Path, b: Path) -> list[str]:
 
 def leftover_temp_files(workdir: Path) -> list[str]:
     results = workdir / "results"
-    return sorted(p.relative_to(results).as_posix() for p in results.rglob(".*")
-                  if TEMP_NAME.match(p.name))
+    return sorted(p.relative_to(results).as_posix() for p in results.rglob("*")
+                  if TEMP_NAME.match(p.name) or (p.parent.name == ".qacamp-output" and (
+                      p.name == ".tmp" or p.name.endswith(".lock"))))
 
 
 def run_clean(tmp: Path) -> Path:

@@ -10,6 +10,7 @@ from paths import SHARED_DATA
 from snakemake.utils import validate
 
 from qacamp.cli import main
+from qacamp.io import write_parquet
 from qacamp.plan import config_schema, reliability_plan, validate_config
 from qacamp.reliability.curves import MODELS
 from qacamp.reliability.ranking import VARIANTS
@@ -64,7 +65,7 @@ def test_cli_scores_dir(tmp_path):
     rows = [{"judgment_set": "gold", "run": f"r{r}", "qid": f"q{q}", "rank": q,
              "answered": True, "outcome": "R" if (q * (r + 1)) % 3 else "W"}
             for r in range(4) for q in range(20)]
-    pl.DataFrame(rows).cast({"rank": pl.Int32}).write_parquet(tmp_path / "outcomes.parquet")
+    write_parquet(pl.DataFrame(rows).cast({"rank": pl.Int32}), tmp_path / "outcomes.parquet")
     assert main(["reliability", "swap", "--scores", str(tmp_path), "--measure", "cws",
                  "--judgment-set", "gold", "--sizes", "2:10:4", "--trials", "3",
                  "--out", str(tmp_path / "sw.parquet")]) == 0

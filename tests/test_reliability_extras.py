@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from qacamp.cli import main
+from qacamp.io import write_parquet, write_text
 from qacamp.reliability import campaign_level as extras
 from qacamp.tables import conform
 
@@ -173,18 +174,18 @@ def _write_campaign(tmp_path):
     ingest, scores = tmp_path / "ingest", tmp_path / "scores"
     ingest.mkdir()
     scores.mkdir()
-    (ingest / "campaign.json").write_text(json.dumps(
-        {"kind": "trec-series", "primary": "adj", "judgment_sets": ["adj", "a1", "a2"]}))
+    write_text(json.dumps({"kind": "trec-series", "primary": "adj",
+                           "judgment_sets": ["adj", "a1", "a2"]}), ingest / "campaign.json")
     # the ingest tables as ingest writes them (every column of their schema)
-    conform("questions", _questions_frame()).write_parquet(ingest / "questions.parquet")
-    conform("judgments", _judgments_frame()).write_parquet(ingest / "judgments.parquet")
-    _runs_frame().write_parquet(scores / "runs.parquet")
-    _units_frame().write_parquet(scores / "units.parquet")
+    write_parquet(conform("questions", _questions_frame()), ingest / "questions.parquet")
+    write_parquet(conform("judgments", _judgments_frame()), ingest / "judgments.parquet")
+    write_parquet(_runs_frame(), scores / "runs.parquet")
+    write_parquet(_units_frame(), scores / "units.parquet")
     summ = {"measure": "cws", "full_size": 4, "level": 0.05, "required_difference": 0.05}
-    pl.DataFrame([summ]).write_parquet(tmp_path / "swap_cws_summary.parquet")
-    pl.DataFrame([{**summ, "measure": "", "required_difference": None}],
-                 schema_overrides={"required_difference": pl.Float64}).write_parquet(
-        tmp_path / "swap_accuracy_summary.parquet")
+    write_parquet(pl.DataFrame([summ]), tmp_path / "swap_cws_summary.parquet")
+    write_parquet(pl.DataFrame([{**summ, "measure": "", "required_difference": None}],
+                               schema_overrides={"required_difference": pl.Float64}),
+                  tmp_path / "swap_accuracy_summary.parquet")
     return ingest, scores
 
 

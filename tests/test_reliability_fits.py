@@ -12,6 +12,7 @@ from scipy import optimize
 
 from qacamp.cli import main
 from qacamp.errors import UsageError
+from qacamp.io import write_parquet
 from qacamp.reliability import fit_bins, fit_curve, fit_swap, model_error, required_difference
 from qacamp.reliability.fits import OUTSIDE, FitSettings, parse_fitted_bins
 from qacamp.reliability.matrix import ScoreMatrix
@@ -187,7 +188,7 @@ def outcomes_for_c_at_1(tmp_path):
         for q, o in enumerate(outcomes):
             rows.append({"judgment_set": "gold", "run": run, "qid": f"q{q}", "rank": q + 1,
                          "answered": o in ("R", "W"), "outcome": o})
-    pl.DataFrame(rows).cast({"rank": pl.Int32}).write_parquet(tmp_path / "outcomes.parquet")
+    write_parquet(pl.DataFrame(rows).cast({"rank": pl.Int32}), tmp_path / "outcomes.parquet")
 
 
 def test_cli_observed_at_250_reads_table2_columns(tmp_path, capsys):
@@ -196,7 +197,7 @@ def test_cli_observed_at_250_reads_table2_columns(tmp_path, capsys):
     (the runs' full-collection c@1 differ by 0.11, 0.26 and 0.37: every pair would
     reach 0.09 under the other reading of (iv))."""
     outcomes_for_c_at_1(tmp_path)
-    raw_counts().write_parquet(tmp_path / "counts.parquet")
+    write_parquet(raw_counts(), tmp_path / "counts.parquet")
     summary = tmp_path / "summary.parquet"
     assert main(["reliability", "fit", "--scores", str(tmp_path), "--measure", "c_at_1",
                  "--judgment-set", "gold", "--counts", str(tmp_path / "counts.parquet"),
@@ -364,7 +365,7 @@ def test_few_runs_and_few_comparisons_are_warned():
 
 def test_cli_fit_prints_warnings_and_method(tmp_path, capsys):
     counts = voorhees_2005_counts()
-    counts.write_parquet(tmp_path / "c.parquet")
+    write_parquet(counts, tmp_path / "c.parquet")
     matrix = tmp_path / "m.csv"
     matrix.write_text("a,b,c\n" + "\n".join("0.5,0.4,0.3" for _ in range(64)) + "\n")
     assert main(["reliability", "fit", "--matrix", str(matrix), "--counts",

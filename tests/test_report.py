@@ -18,6 +18,7 @@ import pytest
 
 from qacamp.cli import main
 from qacamp.errors import InputError
+from qacamp.io import write_parquet, write_text
 from qacamp.reliability.letters import swap_letters
 from qacamp.report import tables as T
 from qacamp.report.formats import format_value, to_csv
@@ -100,11 +101,11 @@ def write_reliability(cdir: Path, measures) -> None:
     rel.mkdir(parents=True, exist_ok=True)
     for i, m in enumerate(measures):
         counts, fits, summary, stab, boot = swap_frames(m, a0=0.5 - 0.1 * i)
-        counts.write_parquet(rel / f"swap_{m}.parquet")
-        fits.write_parquet(rel / f"swap_{m}_fits.parquet")
-        summary.write_parquet(rel / f"swap_{m}_summary.parquet")
-        stab.write_parquet(rel / f"stability_{m}.parquet")
-        boot.write_parquet(rel / f"bootstrap_{m}.parquet")
+        write_parquet(counts, rel / f"swap_{m}.parquet")
+        write_parquet(fits, rel / f"swap_{m}_fits.parquet")
+        write_parquet(summary, rel / f"swap_{m}_summary.parquet")
+        write_parquet(stab, rel / f"stability_{m}.parquet")
+        write_parquet(boot, rel / f"bootstrap_{m}.parquet")
 
 
 def make_campaign(root: Path, name: str, kind: str, runs: pl.DataFrame, measures,
@@ -113,10 +114,10 @@ def make_campaign(root: Path, name: str, kind: str, runs: pl.DataFrame, measures
     (cdir / "ingest").mkdir(parents=True)
     (cdir / "scores").mkdir()
     meta = {"name": name, "kind": kind, **(extra_meta or {})}
-    (cdir / "ingest" / "campaign.json").write_text(json.dumps(meta))
-    runs.write_parquet(cdir / "scores" / "runs.parquet")
+    write_text(json.dumps(meta), cdir / "ingest" / "campaign.json")
+    write_parquet(runs, cdir / "scores" / "runs.parquet")
     if units is not None:
-        units.write_parquet(cdir / "scores" / "units.parquet")
+        write_parquet(units, cdir / "scores" / "units.parquet")
     write_reliability(cdir, measures)
     return cdir
 
@@ -127,7 +128,7 @@ def qa4mre_campaign(root: Path, name: str = "qa4mre2013", edition: str = "2013",
                          ["c_at_1", "accuracy", "utility"], extra_meta={"edition": edition})
     q = pl.DataFrame({"qid": ["q1", "q2", "q3", "q4"], "topic": ["T1", "T1", "T2", "T2"],
                       "test": ["1_1", "1_2", "2_1", "2_2"]})
-    q.write_parquet(cdir / "ingest" / "questions.parquet")
+    write_parquet(q, cdir / "ingest" / "questions.parquet")
     return cdir
 
 
@@ -157,14 +158,15 @@ def trec_campaign(root: Path) -> Path:
     cdir = make_campaign(root, "trec2002", "trec-factoid", runs, ["cws", "accuracy"], units,
                          {"primary": "adjudicated"})
     # the columns of qacamp.reliability (tau_table, judgment_tuples, swap_letters)
-    pl.DataFrame({"ranking_a": ["adjudicated", "adjudicated"],
-                  "ranking_b": ["assessor1", "assessor2"], "n_runs": [3, 3], "tau": [0.93, 0.9]}
-                 ).write_parquet(cdir / "reliability" / "kendall.parquet")
-    pl.DataFrame({"tuple": ["RRR", "RRX", "RXX", "RWW", "WWW"], "count": [500, 30, 20, 50, 900],
-                  "share": [0.3, 0.02, 0.01, 0.03, 0.6]}
-                 ).write_parquet(cdir / "reliability" / "agreement.parquet")
-    swap_letters(["run&two", "run_one", "run%3"], [0.75, 0.61, 0.61], 0.07
-                 ).write_parquet(cdir / "reliability" / "equivalence_cws.parquet")
+    rel = cdir / "reliability"
+    write_parquet(pl.DataFrame({"ranking_a": ["adjudicated", "adjudicated"],
+                                "ranking_b": ["assessor1", "assessor2"], "n_runs": [3, 3],
+                                "tau": [0.93, 0.9]}), rel / "kendall.parquet")
+    write_parquet(pl.DataFrame({"tuple": ["RRR", "RRX", "RXX", "RWW", "WWW"],
+                                "count": [500, 30, 20, 50, 900],
+                                "share": [0.3, 0.02, 0.01, 0.03, 0.6]}), rel / "agreement.parquet")
+    write_parquet(swap_letters(["run&two", "run_one", "run%3"], [0.75, 0.61, 0.61], 0.07),
+                  rel / "equivalence_cws.parquet")
     return cdir
 
 

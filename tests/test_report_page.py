@@ -26,6 +26,7 @@ from test_report import (
     trec_campaign,
 )
 
+from qacamp.io import write_parquet
 from qacamp.measures import REGISTRY
 from qacamp.reliability import fit_swap
 from qacamp.report import tables as T
@@ -202,11 +203,12 @@ def test_correctly_discarded_is_a_dash_where_nothing_was_unanswered_as_documente
 def test_single_assessor_campaign_has_no_agreement_table(tmp_path):
     cdir = trec_campaign(tmp_path)
     assert "agreement" in build_tables(Campaign(cdir))
-    pl.DataFrame({"tuple": ["RRR", "WWW"], "count": [10, 5], "share": [0.6, 0.4]}) \
-        .write_parquet(cdir / "reliability" / "agreement.parquet")  # nobody disagrees
+    agreement = cdir / "reliability" / "agreement.parquet"
+    write_parquet(pl.DataFrame({"tuple": ["RRR", "WWW"], "count": [10, 5], "share": [0.6, 0.4]}),
+                  agreement)  # nobody disagrees
     assert "agreement" not in build_tables(Campaign(cdir))
-    pl.DataFrame(schema={"tuple": pl.String, "count": pl.Int64, "share": pl.Float64}) \
-        .write_parquet(cdir / "reliability" / "agreement.parquet")  # one assessor: no tuples
+    write_parquet(pl.DataFrame(schema={"tuple": pl.String, "count": pl.Int64,
+                                       "share": pl.Float64}), agreement)  # one assessor: no tuples
     assert "agreement" not in build_tables(Campaign(cdir))
 
 
@@ -342,15 +344,16 @@ def test_index_links_every_campaign_and_the_editions(tmp_path, capsys):
 def test_page_warnings_list_ingest_warnings_automatic_judgments_and_weak_evidence(tmp_path,
                                                                                    capsys):
     cdir = qa4mre_campaign(tmp_path)
-    pl.DataFrame({"file": ["runs/x.xml"], "place": ["line 12"], "kind": ["autojudge-truncated"],
-                  "message": ["3 answers of run 'x' are longer than 5000 characters"],
-                  "count": [3]}).write_parquet(cdir / "ingest" / "warnings.parquet")
+    write_parquet(pl.DataFrame({"file": ["runs/x.xml"], "place": ["line 12"],
+                                "kind": ["autojudge-truncated"],
+                                "message": ["3 answers of run 'x' are longer than 5000 characters"],
+                                "count": [3]}), cdir / "ingest" / "warnings.parquet")
     runs = pl.read_parquet(cdir / "scores" / "runs.parquet")
-    pl.concat([runs, runs.with_columns(pl.lit("automatic").alias("judgment_set"))]) \
-        .write_parquet(cdir / "scores" / "runs.parquet")
+    write_parquet(pl.concat([runs, runs.with_columns(pl.lit("automatic").alias("judgment_set"))]),
+                  cdir / "scores" / "runs.parquet")
     summary = pl.read_parquet(cdir / "reliability" / "swap_c_at_1_summary.parquet")
-    summary.with_columns(pl.lit("only 5 runs (10 pairs)").alias("warning")) \
-        .write_parquet(cdir / "reliability" / "swap_c_at_1_summary.parquet")
+    write_parquet(summary.with_columns(pl.lit("only 5 runs (10 pairs)").alias("warning")),
+                  cdir / "reliability" / "swap_c_at_1_summary.parquet")
     fake_figures(cdir)
     run_cli("report", "page", "--campaign-dir", str(cdir), "--out", str(cdir / "report.html"),
             "--judgment-set", "gold")

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scoring_util import T, val
 
-from qacamp.io import write_campaign_duckdb, write_scores
+from qacamp.io import write_campaign_duckdb, write_parquet, write_scores
 from qacamp.scoring import OUT_SCHEMAS, runs_wide, score_campaign
 from qacamp.tables import empty
 
@@ -156,7 +156,7 @@ def test_write_scores_and_duckdb(tmp_path: Path):
     res = score_campaign("trec-factoid", factoid_tables(), {})
     ingest = tmp_path / "c" / "ingest"
     ingest.mkdir(parents=True)
-    factoid_tables()["questions"].write_parquet(ingest / "questions.parquet")
+    write_parquet(factoid_tables()["questions"], ingest / "questions.parquet")
     write_scores({n: res[n] for n in OUT_SCHEMAS}, runs_wide(res["runs"], "adj", "trec-factoid"),
                  tmp_path / "c" / "scores")
     write_campaign_duckdb(tmp_path / "c")

@@ -56,7 +56,8 @@ def test_rerun_removes_stale_runs(tmp_path):
 
 
 def test_demo_layout_and_size(demo_dir):
-    assert {p.name for p in demo_dir.iterdir()} == {f for f, _ in DEMO} | {"README.md"}
+    assert {p.name for p in demo_dir.iterdir()} == {f for f, _ in DEMO} | {"README.md",
+                                                                           ".qacamp-output"}
     assert (demo_dir / "trec2002" / "questions.txt").is_file()
     for s in ("adjudicated", "assessor1", "assessor2", "assessor3"):
         assert len(list((demo_dir / "trec2002" / "judged" / s).glob("*.txt.gz"))) == 67

@@ -2,12 +2,17 @@
 config validation before anything runs (one line naming the key), bad input
 leaving nothing partial (no manifest either) with the failed job's log
 printed, a truncated intermediate refused by the step reading it and rebuilt
-by the same command, and the command line giving the workflow's numbers."""
+by the same command, missing and altered outputs rebuilt, an output qacamp
+did not write refused (never replaced, never read), no link followed, one run
+per outdir, and the command line giving the workflow's numbers."""
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,7 +21,16 @@ import polars as pl
 import pytest
 import yaml
 from paths import SHARED_DATA
-from workflow_util import error_lines, qacamp, small_clef_campaign, snakemake
+from test_hostile_outputs import fingerprint
+from workflow_util import (
+    BIN,
+    differing_files,
+    env,
+    error_lines,
+    qacamp,
+    small_clef_campaign,
+    snakemake,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -226,3 +240,141 @@ def test_score_matrix_campaign_on_real_web2004(tmp_path):
     assert summary["full_size"] == 150 and summary["n_pairs"] == 73 * 72 // 2
     runs = pl.read_csv(out / "tables/runs.csv")
     assert runs.height == 73
+
+
+def test_missing_altered_and_tampered_outputs_are_rebuilt(own_campaign, tmp_path):
+    """A figure removed, a table edited, the DuckDB index's view redefined:
+    the same command rebuilds each (it said "nothing to do" before), `qacamp
+    verify` named them and passes after, every file as the clean run's."""
+    import duckdb
+
+    work = tmp_path / "copy"
+    shutil.copytree(own_campaign, work, symlinks=True)
+    mine = work / "results" / "mine"
+    (mine / "figures" / "stability.png").unlink()
+    (mine / "tables" / "runs.md").write_text("| run | c@1 |\n|---|---|\n| mine | 1.00 |\n")
+    con = duckdb.connect(str(mine / "campaign.duckdb"))
+    con.execute("create or replace view runs as select 0.999 as value")
+    con.close()
+    res = qacamp("verify", "results", cwd=work)
+    assert res.returncode == 1
+    for kind, rel in (("missing", "figures/stability.png"), ("changed", "tables/runs.md"),
+                      ("changed", "campaign.duckdb")):
+        assert any(ln.startswith(f"{kind}: results/mine/{rel} (") for ln in
+                   res.stdout.splitlines()), (kind, rel, res.stdout)
+    res = snakemake(work, configfile=work / "mine.yaml", quiet=False)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-3000:]
+    assert "qacamp: results/mine/figures/stability.png is missing: removed " \
+        "results/mine/figures, this run rebuilds it" in out
+    assert "qacamp: results/mine/tables/runs.md changed since it was written (sha256 " in out
+    assert "qacamp: results/mine/campaign.duckdb changed since it was written (its views" in out
+    assert differing_files(own_campaign / "results", work / "results") == []
+    assert qacamp("verify", "results", cwd=work).returncode == 0
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_output_qacamp_did_not_write_is_refused_then_rebuilt(own_campaign, tmp_path):
+    """config.json edited (the runs narrowed to one file) and its record
+    removed: the run stops with one line and the user's bytes unchanged
+    (before, it scored 1 run of 6 and `verify` passed); `verify` names it;
+    moved away, it is rebuilt and every file is the clean run's."""
+    work = tmp_path / "copy"
+    shutil.copytree(own_campaign, work, symlinks=True)
+    cfg_json = work / "results" / "mine" / "config.json"
+    doc = json.loads(cfg_json.read_text())
+    first = sorted((work / "data" / "runs").glob("*.tsv"))[0].name
+    doc["campaigns"]["mine"]["runs"] = f"data/runs/{first}"
+    cfg_json.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    (cfg_json.parent / ".qacamp-output" / "config.json.json").unlink()
+    before = _sha(cfg_json)
+    res = snakemake(work, configfile=work / "mine.yaml")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert error_lines(res) == [
+        "qacamp: results/mine/config.json: cannot write: no record: qacamp did not write it or "
+        "its record was removed, and this run writes that path. Fix: move the file out of the "
+        "outdir (qacamp never replaces a file it did not write), then rerun"], res.stderr
+    assert _sha(cfg_json) == before
+    res = qacamp("verify", "results", cwd=work)
+    assert res.returncode == 1 and "unrecorded: results/mine/config.json (qacamp did not " \
+        "write it, or its record was removed)" in res.stdout.splitlines()
+    cfg_json.rename(work / "my-config.json")
+    res = snakemake(work, configfile=work / "mine.yaml")
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert differing_files(own_campaign / "results", work / "results") == []
+    assert qacamp("verify", "results", cwd=work).returncode == 0
+
+
+def test_no_link_is_followed_in_or_as_the_outdir(tmp_path):
+    """An outdir that is a link to a user's folder holding a copied
+    .qacamp-output (index.html recorded as it is), then a link inside the
+    outdir: one line each naming the link, nothing behind it touched."""
+    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    user = tmp_path / "mine"
+    (user / ".qacamp-output").mkdir(parents=True)
+    page = user / "index.html"
+    page.write_text("<p>my own page</p>\n")
+    record = {"format": 1, "file": "index.html", "step": "qacamp report index",
+              "sha256": _sha(page), "size": page.stat().st_size, "inputs": {},
+              "temporary": False}
+    (user / ".qacamp-output" / "index.html.json").write_text(json.dumps(record))
+    (tmp_path / "results").symlink_to(user)
+    before = fingerprint(user)
+    res = snakemake(tmp_path, configfile=cfg)
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert error_lines(res) == [
+        f"qacamp: results: cannot write: the outdir is a symbolic link (to {user}), and qacamp "
+        "never writes or deletes through one. Fix: set `outdir:` to the folder itself, not a "
+        "link to it"], res.stderr
+    assert fingerprint(user) == before
+    (tmp_path / "results").unlink()
+    (tmp_path / "results" / "mine" / ".qacamp-output").mkdir(parents=True)
+    (tmp_path / "results" / ".qacamp-output").mkdir()
+    (tmp_path / "results" / "mine" / "figures").symlink_to(user)
+    res = snakemake(tmp_path, configfile=cfg)
+    assert res.returncode == 1
+    assert error_lines(res) == [
+        f"qacamp: results/mine/figures: cannot write: it is a symbolic link (to {user}), and "
+        "qacamp never writes or deletes through one. Fix: replace the link by the folder or "
+        "file itself, or give another path"], res.stderr
+    assert fingerprint(user) == before
+
+
+def test_two_runs_on_one_outdir_from_two_folders(tmp_path):
+    """`qacamp run` twice at once on one (absolute) outdir from two working
+    folders (QACAMP_RACES times, default 1): one completes, the other stops
+    at once with exit code 75 naming the first; the survivor's results are a
+    clean run's (made first at the same absolute path, then moved aside)."""
+    cfg = small_clef_campaign(tmp_path, runs=3, shards=1)
+    doc = yaml.safe_load(cfg.read_text())
+    for key in ("questions", "runs"):
+        doc["campaigns"]["mine"][key] = str(tmp_path / doc["campaigns"]["mine"][key])
+    out = tmp_path / "race" / "results"
+    doc["outdir"] = str(out)
+    cfg.write_text(yaml.safe_dump(doc))
+    qacamp_run = [str(BIN / "qacamp"), "run", str(cfg)]
+    (tmp_path / "ref").mkdir()
+    ref = subprocess.run(qacamp_run, cwd=tmp_path / "ref", capture_output=True, text=True,
+                         env=env(), timeout=1800)
+    assert ref.returncode == 0, ref.stderr[-3000:]
+    out.rename(tmp_path / "clean")
+    for i in range(int(os.environ.get("QACAMP_RACES", "1"))):
+        procs = []
+        for side in "ab":
+            (tmp_path / f"{side}{i}").mkdir()
+            procs.append(subprocess.Popen(qacamp_run, cwd=tmp_path / f"{side}{i}",
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True, env=env()))
+        done = [(p.wait(timeout=1800), p.stderr.read()) for p in procs]
+        assert sorted(rc for rc, _ in done) == [0, 75], (i, [(rc, e[-2000:]) for rc, e in done])
+        refusal = [ln for ln in next(e for rc, e in done if rc == 75).splitlines()
+                   if ln.startswith("qacamp")]
+        assert len(refusal) == 1 and refusal[0].startswith(
+            f"qacamp: {out}: cannot write: another qacamp run is writing it (pid "), refusal
+        assert refusal[0].endswith("Fix: wait until it has finished, then run the same "
+                                   "command again"), refusal
+        assert differing_files(tmp_path / "clean", out) == [], i
+        shutil.rmtree(out)

@@ -18,6 +18,11 @@ and the kernel drops it the moment that process dies, however it dies).
 * then Snakemake replaces this process; ``rerun-incomplete`` in the profile
   reruns the jobs the killed run left unfinished.
 
+A run on the same outdir started from another folder (or with plain
+``snakemake``) is refused by the workflow itself: its main process holds a
+lock on the outdir (:func:`qacamp.io.prepare_outdir`), so the second stops at
+once with exit code 75 and one line naming the running process.
+
 Before all this, every ``--configfile`` is read with qacamp's strict reader
 (:func:`qacamp.configfile.read_config_file`): a config file Snakemake could
 not read (UTF-16) or would misread (a key given twice) is one line, exit 1.

@@ -63,5 +63,12 @@ class OutputError(QacampError):
         super().__init__(f"{self.path}: cannot write: {problem}. Fix: {fix}")
 
 
+class BusyError(OutputError):
+    """Another process is writing the same output; the command line exits with
+    75 (EX_TEMPFAIL: try again once it has finished)."""
+
+    exit_code = 75
+
+
 class UsageError(QacampError):
     """A command-line or API argument is invalid."""

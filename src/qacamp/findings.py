@@ -3,8 +3,8 @@ missing or are stale (:func:`qacamp.io.verify_tree`): the causes first, then
 what they make stale, grouped per folder, so one edited judgment file is one
 cause with the files built from it under it, not one line per file.
 
-- :func:`verify_lines` (``qacamp verify``): every changed or missing file
-  and every changed input as a cause line, each followed by the files it
+- :func:`verify_lines` (``qacamp verify``): every changed, missing or
+  unrecorded file and every changed input as a cause line, each followed by the files it
   makes stale (directly or through other stale files), one indented line per
   folder;
 - :func:`preparation_lines` (the workflow's start,
@@ -75,7 +75,7 @@ def verify_lines(findings: Sequence) -> list[str]:
         path = Path(f.path)
         if path in roots:
             return roots[path]
-        if f.kind in ("changed", "missing"):
+        if f.kind != "stale":  # changed, missing, unrecorded: a cause of its own
             cause = f"{f.kind}: {f.path} ({f.detail})"
         else:
             cause = _cause_of_direct(f.detail)
@@ -93,7 +93,7 @@ def verify_lines(findings: Sequence) -> list[str]:
     for f in sorted(findings, key=lambda f: str(f.path)):
         cause = root(f, frozenset())
         bucket = causes.setdefault(cause, [])
-        if f.kind == "stale" and not cause.startswith(f"stale: {f.path} "):
+        if f.kind == "stale" and cause != f"stale: {f.path} ({f.detail})":
             bucket.append(Path(f.path))
     order = sorted(causes, key=lambda c: (not c.startswith(("changed input", "rebuilt input")),
                                           c))

@@ -15,7 +15,7 @@ from qacamp.config import raw_files
 from qacamp.kinds import KINDS
 from qacamp.plan import configured, reliability_plan, report_settings, validate_config
 from qacamp.configfile import read_config_file
-from qacamp.errors import ConfigError, InputError, QacampError
+from qacamp.errors import BusyError, ConfigError, InputError, QacampError
 from qacamp.findings import preparation_lines
 from qacamp.io import prepare_outdir, write_text, writing
 from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
@@ -73,37 +73,6 @@ INGEST_TABLES = [
 ]
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
-
-# Before Snakemake plans (main process only: cluster and subprocess jobs parse
-# this file again and must not touch the outdir): claim the outdir (new,
-# empty or qacamp's; one line and exit 1 otherwise, also for a read-only or
-# full disk), refuse folder outputs holding a user's file (Snakemake replaces
-# them whole), remove every file qacamp owns that changed since it was
-# written and age every stale one, so that this run rebuilds them
-# (qacamp.io.prepare_outdir).  A dry run (-n) checks the same and says what a
-# run would rebuild, but changes nothing on disk.
-def _dry_run():
-    """Snakemake's command line asks for a dry run (-n, --dry-run)."""
-    from snakemake.cli import get_argument_parser
-
-    try:
-        return bool(get_argument_parser().parse_known_args(sys.argv[1:])[0].dryrun)
-    except (SystemExit, Exception):  # an argument line Snakemake itself refuses
-        return False
-
-
-if workflow.is_main_process:
-    try:
-        # said once per campaign and cause (qacamp.findings.preparation_lines)
-        for _line in preparation_lines(prepare_outdir(
-            OUT,
-            [os.path.join(OUT, c, f) for c in CAMPAIGNS for f in ("tables", "figures")]
-            + [os.path.join(OUT, "overview")],
-            dry_run=_dry_run(),
-        ), OUT):
-            print(f"qacamp: {_line}", file=sys.stderr)
-    except QacampError as exc:
-        _stop(exc)
 
 # A job whose log cannot take its error line (the log is on a full disk) prints
 # it on the workflow's own stderr (fd 3; qacamp.cli.report_error).
@@ -244,3 +213,46 @@ def all_targets():
         paths.append(out("overview"))
     paths.append(out("index.html"))
     return paths
+
+
+# Before Snakemake plans (main process only: cluster and subprocess jobs parse
+# this file again and must not touch the outdir): claim the outdir (new,
+# empty or qacamp's, never a link; one line and exit 1 otherwise, also for a
+# read-only or full disk) and lock it for this run (a second run on the same
+# outdir, from any folder, stops at once with exit code 75 naming the first);
+# refuse a link anywhere in it and a file qacamp did not write where the run
+# writes; remove what qacamp wrote and must rebuild (a changed file, a folder
+# output with a changed, missing or stale file) and age every stale file, so
+# that this run rebuilds them (qacamp.io.prepare_outdir).  A dry run (-n)
+# checks the same and says what a run would rebuild, but changes nothing.
+def _dry_run():
+    """Snakemake's command line asks for a dry run (-n, --dry-run)."""
+    from snakemake.cli import get_argument_parser
+
+    try:
+        return bool(get_argument_parser().parse_known_args(sys.argv[1:])[0].dryrun)
+    except (SystemExit, Exception):  # an argument line Snakemake itself refuses
+        return False
+
+
+def _outputs():
+    """(every path the run writes, the folder outputs among them)."""
+    folders = [os.path.join(OUT, c, f) for c in CAMPAIGNS for f in ("tables", "figures")]
+    folders += [os.path.join(OUT, "overview")]
+    shards = [os.path.join(OUT, c, f) for c in CAMPAIGNS
+              for f in ("reliability/shards", "score_shards")]
+    return all_targets() + shards, folders
+
+
+if workflow.is_main_process:
+    try:
+        _paths, _folders = _outputs()
+        # said once per campaign and cause (qacamp.findings.preparation_lines)
+        for _line in preparation_lines(prepare_outdir(OUT, _paths, _folders,
+                                                      dry_run=_dry_run()), OUT):
+            print(f"qacamp: {_line}", file=sys.stderr)
+    except BusyError as exc:
+        print(f"qacamp: {exc}", file=sys.stderr)
+        sys.exit(BusyError.exit_code)
+    except QacampError as exc:
+        _stop(exc)

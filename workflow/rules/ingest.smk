@@ -33,8 +33,9 @@ rule campaign_plan:
 
 rule ingest:
     """Read a campaign's raw files into typed canonical Parquet tables.  The old
-    manifest goes first: it describes inputs that are being replaced, and a
-    failed ingest must leave none."""
+    manifest goes first (`--invalidates`, removed if it is as qacamp wrote it):
+    it describes inputs that are being replaced, and a failed ingest must
+    leave none."""
     input:
         raw=lambda wc: raw_inputs(wc.campaign),
         config=out("{campaign}/config.json"),
@@ -50,9 +51,8 @@ rule ingest:
     log:
         out("{campaign}/logs/ingest.log"),
     shell:
-        "rm -f -- {params.manifest:q} && "
         "qacamp ingest --config {input.config:q} --campaign {wildcards.campaign:q} "
-        "--out {params.outdir:q} 2> {log:q}"
+        "--out {params.outdir:q} --invalidates {params.manifest:q} 2> {log:q}"
 
 
 rule manifest:

@@ -4,7 +4,8 @@ Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to the
 function that runs it (taking the parsed namespace, returning an exit code).
 Errors the project raises on purpose (:class:`qacamp.errors.QacampError`)
-become one line on stderr and exit code 2, never a traceback.  When stderr
+become one line on stderr and exit code 2 (75 when another process is
+writing the same output: :class:`qacamp.errors.BusyError`), never a traceback.  When stderr
 cannot take that line (the workflow sends it to a log file on a full disk),
 it goes to the file descriptor named by ``QACAMP_ERROR_FD`` (the workflow's
 own stderr) instead.
@@ -37,7 +38,8 @@ HELP = {
     "report": "write the overview paper's tables, figures and pages",
     "manifest": "write the provenance manifest of a campaign's results",
     "duckdb": "(re)build <campaign folder>/campaign.duckdb: one SQL view per Parquet table",
-    "verify": "check a results folder against qacamp's records: changed, missing and stale files",
+    "verify": "check a results folder against qacamp's records: changed, missing, "
+              "unrecorded and stale files",
     "run": "run the whole workflow on a config in the current folder (as `make run`)",
 }
 SUBCOMMANDS = tuple(HELP)
@@ -167,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except QacampError as exc:
         report_error(f"qacamp {args.command}: error: {exc}")
-        return 2
+        return getattr(exc, "exit_code", 2)
     except BrokenPipeError:  # e.g. `qacamp eval ... | head`
         return 0
     finally:

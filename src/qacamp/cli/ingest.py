@@ -31,6 +31,9 @@ def register(sub):
     p.add_argument("--name", help="campaign name (with --campaign-json)")
     p.add_argument("--out", type=Path, required=True,
                    help="output folder (new, empty, or written by qacamp; see --force)")
+    p.add_argument("--invalidates", type=Path, action="append", default=[], metavar="FILE",
+                   help="a file built from the campaign's previous ingest (the workflow's "
+                   "manifest.json): removed first if it is as qacamp wrote it")
     p.add_argument("--base-dir", type=Path, default=Path("."),
                    help="directory relative paths are resolved against (default: .)")
     add_force_option(p)
@@ -100,7 +103,8 @@ def run(args) -> int:
 
     name, campaign = _load(args)
     inputs = [args.config, *_raw_files(campaign, args.base_dir)]
-    with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force), \
+    with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force,
+                 invalidates=args.invalidates), \
             spilling("qacamp-ingest-") as spill:
         resolved = resolved_campaign(name, campaign, args.base_dir)
         bar = Progress(f"ingest {name}: run files read", 1)

@@ -1,38 +1,13 @@
-"""Claiming output paths: what qacamp writes it owns, and nothing else.
+"""Claiming outputs and writing them all or nothing, atomically and recorded.
 
-Every command that writes files runs inside one :func:`writing` block::
-
-    with writing("qacamp score", dirs=[args.out], inputs=[args.ingest], force=args.force):
-        ...                      # read, compute
-        write_parquet(df, Path(args.out) / "runs.parquet")
-
-The block first claims each output path, before anything is computed:
-
-* a path that is an input of the command, a symbolic link, a device, a named
-  pipe or a socket is refused, and so is an existing path of the other kind (a
-  file where a folder is asked for, a folder where a file is);
-* a folder is written into only if it is new, empty, or qacamp's (it holds
-  ``.qacamp-output/``, see :mod:`.records`); ``force`` takes over a folder
-  that holds other files (they are never touched: qacamp writes only its own
-  file names);
-* an existing file is replaced only if qacamp's record of it is there (or
-  ``force``).
-
-Each refusal is an :class:`~qacamp.errors.OutputError`: one line naming the
-path and the fix (exit code 2).  Inside the block, the writers of
-:mod:`qacamp.io` (``write_parquet``, ``write_text``, ``write_csv``,
-``atomic_path``) stage every file as a temporary file beside its target; the
-files the block reads through :func:`qacamp.io.read_parquet` and
-:func:`qacamp.io.read_json` are noted as its inputs.  When the block ends
-normally, the records are written (SHA-256 of each output and of each input),
-then every temporary file is renamed onto its target.  When it ends with an
-exception, every temporary file is removed, and so is every folder the block
-created, so nothing partial is left.  In a folder the block claimed, files
-that the same step wrote before and did not write this time are removed (a
-table a report no longer has).
-
-Files get the mode the umask gives (``0666 & ~umask``); temporary files are
-private until they are renamed.
+Every command that writes runs inside one :func:`writing` block: its outputs
+are claimed and locked first (never an input, a link, a device, a pipe, a
+folder of other files, a file qacamp did not write; ``force`` takes over the
+last two), the writers (:func:`write_parquet`, :func:`write_bytes`, ...)
+stage files in the writer's temporary folder inside the marker, and at the
+end the records are written and every file renamed into place; an error
+leaves nothing.  A writer called outside a block is a block of its own.
+docs/architecture.md ("Files: qacamp.io") describes the rules.
 """
 
 from __future__ import annotations
@@ -40,104 +15,56 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import OutputError
+import polars as pl
+
+from ..errors import BusyError, OutputError
 from . import records
-from .records import MARKER, Record
+from .parquet import ROW_GROUP, parquet_bytes, write_row_groups
+from .records import LOCK, MARKER, TMP, Record, file_mode, kind_of, lstat, note, output_error
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp_writing",
                                                                          default=None)
-
 FORCE_FIX = ("--force to let qacamp write its files there (it replaces only files of the names "
              "it writes)")
 DISK_FIX = ("give an output folder on a disk qacamp can write to (free space, write "
             "permission, not read-only)")
-#: What Snakemake itself leaves in a folder output
-SNAKEMAKE_FILES = (".snakemake_timestamp",)
-
-
-def kind_of(mode: int) -> str | None:
-    """What a path that is neither a regular file nor a folder is."""
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return None
-
-
-def _lstat(path: Path) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise OutputError(path, exc.strerror or str(exc),
-                          "give a path qacamp can write to") from None
-
-
-def file_mode() -> int:
-    """``0666 & ~umask``: the mode a file gets (the umask read without changing
-    it where Linux shows it, else set and restored at once)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return 0o666 & ~int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-@dataclass
-class _Staged:
-    tmp: Path
-    root: Path
-    sha256: str | None
-    size: int | None
+SNAKEMAKE_FILES = (".snakemake_timestamp",)  # what Snakemake leaves in a folder output
 
 
 class Writing:
     """One command's outputs (see the module docstring); made by :func:`writing`."""
 
     def __init__(self, step: str, force: bool, temporary: bool):
-        self.step = step
-        self.force = force
-        self.temporary = temporary
+        self.step, self.force, self.temporary = step, force, temporary
         self.dirs: list[Path] = []
         self.files: list[Path] = []
         self.inputs: dict[Path, str | None] = {}
         self.given: dict[Path, str] = {}
-        self.staged: dict[Path, _Staged] = {}
+        self.staged: dict[Path, tuple[Path, Path, str | None, int | None]] = {}
         self.created: list[Path] = []
         self.spelled: dict[Path, str] = {}
+        self.locks: list[tuple[int, Path | None]] = []
+        self.temps: dict[Path, Path] = {}
+        self.replacing: dict[Path, str] = {}
 
     def show(self, path: Path) -> str:
         """``path`` (absolute) as the command's arguments spell it, for messages."""
         for claimed, given in self.spelled.items():
-            if path == claimed:
-                return given
-            if path.is_relative_to(claimed):
-                return os.path.join(given, os.path.relpath(path, claimed))
-            if claimed.is_relative_to(path):
-                up = Path(given)
-                for _ in range(len(claimed.parts) - len(path.parts)):
-                    up = up.parent
-                return str(up)
+            if path == claimed or path.is_relative_to(claimed):
+                return os.path.join(given, os.path.relpath(path, claimed)).removesuffix("/.")
+            up = Path(given).parents
+            if claimed.is_relative_to(path) and len(claimed.parts) - len(path.parts) <= len(up):
+                return str(up[len(claimed.parts) - len(path.parts) - 1])
         return str(path)
 
     # ------------------------------------------------------------------ claims
@@ -145,151 +72,168 @@ class Writing:
         """Inputs of the command (files or folders): never an output; files are
         recorded with their SHA-256 when the block ends."""
         for p in paths:
-            key = Path(os.path.abspath(p))
-            self.inputs.setdefault(key, None)
-            self.given.setdefault(key, os.fspath(p))
+            self.inputs.setdefault(Path(os.path.abspath(p)), None)
+            self.given.setdefault(Path(os.path.abspath(p)), os.fspath(p))
 
     def note_read(self, path: str | Path, sha256: str) -> None:
-        key = Path(os.path.abspath(path))
-        self.inputs[key] = sha256
-        self.given.setdefault(key, os.fspath(path))
+        self.inputs[Path(os.path.abspath(path))] = sha256
+        self.given.setdefault(Path(os.path.abspath(path)), os.fspath(path))
 
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
-            if path == inp or (os.path.lexists(path) and os.path.exists(inp) and _same(path, inp)):
-                raise OutputError(self.show(path), "it is an input of this command",
-                                  "give an output path that is not one of the command's inputs")
+            with contextlib.suppress(OSError):  # (a dangling link is no input)
+                if path == inp or (os.path.lexists(path) and os.path.samefile(path, inp)):
+                    raise OutputError(self.show(path), "it is an input of this command", "give "
+                                      "an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
         missing = []
-        p = folder
-        while not os.path.lexists(p):
-            missing.append(p)
-            p = p.parent
+        while not os.path.lexists(folder):
+            missing.append(folder)
+            folder = folder.parent
         for d in reversed(missing):
             try:
                 os.mkdir(d)
             except FileExistsError:
                 continue
             except OSError as exc:
-                raise OutputError(self.show(d), exc.strerror or str(exc),
-                                  DISK_FIX) from None
+                raise OutputError(self.show(d), exc.strerror or str(exc), DISK_FIX) from None
             self.created.append(d)
+
+    def _mark(self, folder: Path) -> None:
+        st = lstat(folder / MARKER)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            raise records.link_error(folder / MARKER, self.show(folder / MARKER))
+        if st is None:
+            self._mkdirs(folder / MARKER)
+
+    def _lock(self, path: Path, lockfile: Path | None = None) -> None:
+        try:
+            self.locks.append(records.lock(path, self.show(path), lockfile))
+        except BusyError:
+            if path in self.created:  # made by us a moment ago: now the other writer's
+                self.created.remove(path)
+            raise
+        except OSError as exc:
+            raise OutputError(self.show(path), exc.strerror or str(exc), DISK_FIX) from None
 
     def claim_dir(self, path: str | Path) -> Path:
         folder = Path(os.path.abspath(path))
         self.spelled.setdefault(folder, os.fspath(path))
         self._check_not_input(folder)
-        st = _lstat(folder)
+        st = lstat(folder)
         if st is None:
             self._mkdirs(folder)
-            self._mark(folder)
         elif stat.S_ISLNK(st.st_mode):
-            raise OutputError(
-                self.show(folder), f"it is a symbolic link (to {os.readlink(folder)})",
-                "give the folder itself, not a link to it")
+            raise records.link_error(folder, self.show(folder))
         elif not stat.S_ISDIR(st.st_mode):
             what = kind_of(st.st_mode) or "an existing file"
-            raise OutputError(self.show(folder), f"it is {what}, not a folder",
-                              "give a new or empty folder (qacamp never replaces a file, "
-                              "device or pipe by a folder)")
-        elif not records.is_marked(folder):
+            raise OutputError(self.show(folder), f"it is {what}, not a folder", "give a new or "
+                              "empty folder (qacamp never replaces a file, device or pipe by a "
+                              "folder)")
+        self._lock(folder)
+        if not records.is_marked(folder):
             try:
                 entries = sorted(e for e in os.listdir(folder) if e not in SNAKEMAKE_FILES)
             except OSError as exc:
                 raise OutputError(self.show(folder), exc.strerror or str(exc),
                                   "give a folder qacamp can read and write") from None
-            if entries and not self.force:
+            if entries and not self.force and MARKER not in entries:
                 shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if entries[3:] else "")
-                raise OutputError(
-                    self.show(folder), f"the folder holds files qacamp did not write ({shown})",
-                    f"give a new or empty folder, or {FORCE_FIX}")
+                raise OutputError(self.show(folder), "the folder holds files qacamp did not "
+                                  f"write ({shown})", f"give a new or empty folder, or {FORCE_FIX}")
             self._mark(folder)
         self.dirs.append(folder)
         return folder
-
-    def _mark(self, folder: Path) -> None:
-        marker = folder / MARKER
-        try:
-            os.mkdir(marker)
-        except FileExistsError:
-            return
-        except OSError as exc:
-            raise OutputError(self.show(folder), exc.strerror or str(exc),
-                              DISK_FIX) from None
-        self.created.append(marker)
 
     def claim_file(self, path: str | Path) -> Path:
         target = Path(os.path.abspath(path))
         self.spelled.setdefault(target, os.fspath(path))
         self._check_not_input(target)
-        st = _lstat(target)
-        if st is None:
-            self._mkdirs(target.parent)
-        else:
+        st = lstat(target)
+        if st is not None:
             self._check_replaceable(target, st, target.parent)
+        self._mkdirs(target.parent)
+        self._mark(target.parent)
+        self._lock(target, target.parent / MARKER / f"{target.name}{LOCK}")
         self.files.append(target)
         return target
 
     def _check_replaceable(self, target: Path, st: os.stat_result, root: Path) -> None:
+        fix = "give the path of a new file or of a file qacamp wrote"
         if stat.S_ISLNK(st.st_mode):
-            raise OutputError(
-                self.show(target), f"it is a symbolic link (to {os.readlink(target)})",
-                "give the path of a new file or of a file qacamp wrote")
+            raise records.link_error(target, self.show(target))
         if stat.S_ISDIR(st.st_mode):
-            raise OutputError(self.show(target), "it is a folder, not a file",
-                              "give the path of a new file or of a file qacamp wrote")
-        what = kind_of(st.st_mode)
-        if what is not None:
-            raise OutputError(self.show(target), f"it is {what}, not a regular file",
-                              "give the path of a new file or of a file qacamp wrote "
-                              "(qacamp never writes to devices, pipes or sockets)")
-        if not self.force and not records.record_path(root, target).is_file():
+            raise OutputError(self.show(target), "it is a folder, not a file", fix)
+        if kind_of(st.st_mode) is not None:
+            raise OutputError(self.show(target), f"it is {kind_of(st.st_mode)}, not a regular "
+                              "file", f"{fix} (qacamp never writes to devices, pipes or sockets)")
+        rp = records.record_path(root, target)
+        rec = records.load(rp, target) if records.is_marked(root) and os.path.lexists(rp) \
+            else None
+        state = records.status(target, rec)
+        if state == "changed":
+            self.replacing[target] = f"{self.show(target)}: replaced; it had changed since " \
+                f"`{rec.step}` wrote it"
+        elif state == "unrecorded" and not self.force:
             raise OutputError(self.show(target), "the file exists and was not written by qacamp",
                               f"give another path, or {FORCE_FIX}")
+        elif state == "unrecorded":
+            self.replacing[target] = f"{self.show(target)}: replaced a file qacamp did not " \
+                "write (--force)"
 
     # ------------------------------------------------------------------ staging
-    def root_of(self, target: Path) -> Path:
-        """The claimed folder whose record folder records ``target``."""
-        if target in self.files:
-            return target.parent
-        for folder in sorted(self.dirs, key=lambda d: -len(d.parts)):
-            if target.is_relative_to(folder) and target != folder:
-                return folder
-        raise OutputError(self.show(target), "not among the outputs this command claimed",
-                          "report this as a bug of qacamp (every output is claimed first)")
-
-    def prepare(self, path: str | Path) -> tuple[Path, Path]:
-        """Check that ``path`` may be (re)written now; ``(target, root)``."""
+    def prepare(self, path: str | Path, suffix: str, create: bool = True
+                ) -> tuple[Path, Path, Path]:
+        """Check that ``path`` may be (re)written now: ``(target, root, a new
+        temporary path for it)``, the temporary in this writer's folder of
+        ``root``'s marker (same file system: renamed at the end)."""
         target = Path(os.path.abspath(path))
-        root = self.root_of(target)
+        root = target.parent if target in self.files else next(
+            (d for d in sorted(self.dirs, key=lambda d: -len(d.parts))
+             if target.is_relative_to(d) and target != d), None)
+        if root is None:
+            raise OutputError(self.show(target), "not among the outputs this command claimed",
+                              "report this as a bug of qacamp (every output is claimed first)")
         self._check_not_input(target)
-        if target.name == MARKER or MARKER in target.relative_to(root).parts:
+        parts = target.relative_to(root).parts
+        if MARKER in parts or parts[0] == TMP:
             raise OutputError(self.show(target), "a name qacamp keeps for its records",
                               "report this as a bug of qacamp")
-        st = _lstat(target)
-        if st is not None and target not in self.files:
+        link = records.link_on_way(root, target)
+        if link is not None:
+            raise records.link_error(link, self.show(link))
+        st = lstat(target)
+        if st is not None and target not in self.files and target not in self.staged:
             self._check_replaceable(target, st, root)
         self._mkdirs(target.parent)
-        return target, root
+        return target, root, self._temp(root, target, suffix, create)
+
+    def _temp(self, root: Path, target: Path, suffix: str, create: bool = True) -> Path:
+        if root not in self.temps:
+            self.temps[root] = records.temp_dir(root)
+        fd, tmp = tempfile.mkstemp(prefix=f"{target.name[:80]}.", suffix=suffix,
+                                   dir=self.temps[root])
+        os.close(fd)
+        if not create:  # a writer that must create the file itself (DuckDB)
+            os.unlink(tmp)
+        return Path(tmp)
 
     def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None,
               size: int | None) -> None:
         old = self.staged.pop(target, None)
         if old is not None:
             with contextlib.suppress(OSError):
-                old.tmp.unlink()
-        self.staged[target] = _Staged(tmp, root, sha256, size)
+                old[0].unlink()
+        self.staged[target] = (tmp, root, sha256, size)
 
     # ------------------------------------------------------------------ end
     def commit(self) -> None:
         hashed = {}
         for path, sha in sorted(self.inputs.items()):
             if sha is None and path.is_file() and path not in self.staged:
-                try:
+                with contextlib.suppress(OSError):
                     sha = records.sha256_file(path)
-                except OSError:
-                    sha = None
             if sha is not None or path.is_file():
                 hashed[path] = sha
         for target in self.staged:
@@ -298,22 +242,24 @@ class Writing:
         # record, and a run that dies in between leaves a record its old file
         # does not match (refused, rebuilt), never an unchecked file
         written: list[tuple[Path, Path, bytes | None]] = []
+        existed = {t: os.path.lexists(t) for t in self.staged}
         renamed: set[Path] = set()
         target = None
         try:
-            for target, s in sorted(self.staged.items()):
-                inputs = {records.input_key(self.given[p], s.root): sha
-                          for p, sha in hashed.items() if p != target}
-                rec = Record(file=Path(os.path.relpath(target, s.root)).as_posix(),
-                             step=self.step, sha256=s.sha256, size=s.size, inputs=inputs,
-                             temporary=self.temporary)
-                rp = records.record_path(s.root, target)
-                old = rp.read_bytes() if rp.is_file() else None
-                written.append((target, rp, old))
-                write_record(rp, rec)
-            existed = {t: os.path.lexists(t) for t in self.staged}
-            for target, s in sorted(self.staged.items()):
-                os.replace(s.tmp, target)
+            for target, (_tmp, root, sha, size) in sorted(self.staged.items()):
+                rec = Record(file=Path(os.path.relpath(target, root)).as_posix(), step=self.step,
+                             sha256=sha, size=size, temporary=self.temporary,
+                             inputs={records.input_key(self.given[p], root): h
+                                     for p, h in hashed.items() if p != target})
+                rp = records.record_path(root, target)
+                written.append((target, rp, rp.read_bytes() if rp.is_file() else None))
+                rp.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self._temp(root, target, ".json")
+                tmp.write_text(rec.dumps(), encoding="utf-8")
+                os.chmod(tmp, file_mode())
+                os.replace(tmp, rp)
+            for target, (tmp, *_rest) in sorted(self.staged.items()):
+                os.replace(tmp, target)
                 renamed.add(target)
         except OSError as exc:
             for t, rp, old in written:
@@ -322,55 +268,46 @@ class Writing:
                         os.unlink(t)  # a new file: gone again with its record
                     elif t in renamed:
                         continue  # its old version is replaced: keep the new record
-                    if old is None:
-                        rp.unlink()
-                    else:
-                        rp.write_bytes(old)
-            raise OutputError(self.show(target), exc.strerror or str(exc),
-                              "free disk space or fix the folder's permissions, then rerun "
-                              "(nothing partial was kept)") from None
-        self._remove_obsolete()
-
-    def _remove_obsolete(self) -> None:
-        for folder in self.dirs:
-            for target, rp in records.iter_records(folder):
-                if Path(os.path.abspath(target)) in self.staged:
+                    rp.unlink() if old is None else rp.write_bytes(old)
+            raise output_error(self.show(target), exc) from None
+        for t in sorted(renamed & set(self.replacing)):
+            note(self.replacing[t])
+        for folder in self.dirs:  # what this step wrote before and not now
+            for target, rp in list(records.iter_records(folder)):
+                rec = _load(rp, target)
+                if rec is None or rec.step != self.step or target in self.staged:
                     continue
-                try:
-                    rec = records.load(rp, target)
-                except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
-                    continue
-                if rec.step != self.step:
-                    continue
-                st = _lstat(target)
-                with contextlib.suppress(OSError):
-                    if st is not None and stat.S_ISREG(st.st_mode):
-                        os.unlink(target)
-                    os.unlink(rp)
+                if not os.path.lexists(target):
+                    with contextlib.suppress(OSError):
+                        os.unlink(rp)
+                elif not records.remove_owned(target, folder, rec):
+                    note(f"{self.show(target)}: left alone: `{self.step}` no longer writes it "
+                         "and it is not the file it wrote (move or delete it yourself)")
 
     def abort(self) -> None:
-        for s in self.staged.values():
-            with contextlib.suppress(OSError):
-                s.tmp.unlink()
-        self.staged.clear()
+        self.release()
         for d in reversed(self.created):
             with contextlib.suppress(OSError):
                 os.rmdir(d)
 
+    def release(self) -> None:
+        """Remove this writer's temporary folders and give up its locks."""
+        for root, tmp in self.temps.items():
+            shutil.rmtree(tmp, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.rmdir(root / MARKER / TMP)
+        self.temps.clear()
+        self.staged.clear()
+        for fd, lockfile in self.locks:
+            records.unlock(fd, lockfile)
+        self.locks.clear()
 
-def write_record(path: Path, rec: Record) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    records.remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+
+def _load(rp: Path, target: Path) -> Record | None:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(rec.dumps())
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        return records.load(rp, target)
+    except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
+        return None
 
 
 def active() -> Writing | None:
@@ -381,44 +318,134 @@ def active() -> Writing | None:
 @contextlib.contextmanager
 def writing(step: str, *, files: Iterable[str | Path | None] = (),
             dirs: Iterable[str | Path | None] = (), inputs: Iterable[str | Path | None] = (),
-            force: bool = False, temporary: bool = False) -> Iterator[Writing]:
+            force: bool = False, temporary: bool = False,
+            invalidates: Iterable[str | Path] = ()) -> Iterator[Writing]:
     """Claim output ``files`` and folders ``dirs`` of command ``step`` (e.g.
     ``"qacamp score"``), given its ``inputs``, and write them all or nothing
-    (module docstring).  ``None`` entries are skipped (options not given).
-    ``temporary``: the outputs are shards the workflow deletes once merged.
+    (``None`` entries: options not given).  ``temporary``: shards the workflow
+    deletes once merged.  ``invalidates``: files built from what the command
+    replaces, removed first if they are as qacamp wrote them (else named).
     Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
     w.add_inputs(p for p in inputs if p is not None)
-    if outer is not None:
+    token = None if outer else _ACTIVE.set(w)
+    try:
         for d in dirs:
             if d is not None and Path(os.path.abspath(d)) not in w.dirs:
                 w.claim_dir(d)
         for f in files:
             if f is not None and Path(os.path.abspath(f)) not in w.files:
                 w.claim_file(f)
+        for f in invalidates:
+            found = records.record_of(f)
+            if os.path.lexists(f) and not (found and records.remove_owned(Path(f), *found)):
+                note(f"{f}: left alone: it is not as qacamp wrote it")
         yield w
-        return
-    token = _ACTIVE.set(w)
-    try:
-        try:
-            for d in dirs:
-                if d is not None:
-                    w.claim_dir(d)
-            for f in files:
-                if f is not None:
-                    w.claim_file(f)
-            yield w
-        except BaseException:
-            w.abort()
-            raise
-        try:
+        if outer is None:
             w.commit()
-        except BaseException:
+    except BaseException:
+        if outer is None:
             w.abort()
-            raise
+        raise
     finally:
-        _ACTIVE.reset(token)
+        if outer is None:
+            w.release()
+            _ACTIVE.reset(token)
 
 
-__all__ = ["writing", "active", "Writing", "file_mode", "kind_of", "write_record", "FORCE_FIX"]
+# --------------------------------------------------------------------------- the writers
+
+@contextlib.contextmanager
+def _staging(path: str | Path, suffix: str, create: bool = True):
+    """``(temporary path, finish)``: write the temporary, then ``finish(sha256,
+    size)`` stages it for ``path``; on failure it is gone."""
+    w = active()
+    with contextlib.nullcontext(w) if w is not None else writing("qacamp.io", files=[path]) as w:
+        try:
+            target, root, tmp = w.prepare(path, suffix, create)
+        except OSError as exc:
+            raise output_error(path, exc) from None
+
+        def finish(sha: str | None, size: int | None) -> None:
+            os.chmod(tmp, file_mode())
+            w.stage(target, root, tmp, sha, size)
+        try:
+            yield tmp, finish
+        except OSError as exc:
+            raise output_error(path, exc) from None
+        finally:
+            if target not in w.staged:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
+                hashed: bool = True) -> Iterator[Path]:
+    """A temporary path for a writer that needs one; on success it becomes
+    ``path``, on failure it is deleted.  ``create=False``: the path does not
+    exist yet; ``hashed=False``: the record holds no SHA-256 (DuckDB)."""
+    with _staging(path, suffix or ".tmp", create) as (tmp, finish):
+        yield tmp
+        finish(*((records.sha256_file(tmp), os.path.getsize(tmp)) if hashed else (None, None)))
+
+
+def write_all(fd: int, view: memoryview) -> None:
+    """Write every byte of ``view`` to the descriptor ``fd``."""
+    while view:
+        view = view[os.write(fd, view[: 1 << 24]):]
+
+
+def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
+    """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
+    view = memoryview(data).cast("B")
+    with _staging(path, suffix) as (tmp, finish):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            write_all(fd, view)
+        finally:
+            os.close(fd)
+        finish(records.sha256_bytes(view), view.nbytes)
+
+
+def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
+    """Write ``df`` atomically with deterministic options and page checksums."""
+    write_bytes(parquet_bytes(df), path, ".parquet")
+
+
+def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
+                        one_chunk: bool, row_group: int = ROW_GROUP) -> None:
+    """The rows of ``parts`` (Arrow tables, in order) as one Parquet file written
+    a row group at a time: the bytes :func:`write_parquet` writes for the
+    frame they concatenate to (:func:`~.parquet.write_row_groups`)."""
+    import pyarrow as pa
+
+    with atomic_path(path, ".parquet") as tmp:
+        try:
+            with pa.OSFile(str(tmp), "wb") as sink:
+                write_row_groups(sink, parts, schema, one_chunk, row_group)
+        except OSError as exc:  # pyarrow's words: "Error writing bytes to file. Detail: ..."
+            raise (OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc) from None
+
+
+def write_text(text: str, path: str | Path) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
+    write_bytes(text.encode("utf-8"), path)
+
+
+def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
+    """Write ``df`` as CSV atomically with a fixed float format."""
+    write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
+                ".csv")
+
+
+def write_scores(frames: dict[str, pl.DataFrame], wide: pl.DataFrame,
+                 outdir: str | Path) -> None:
+    """The scoring frames (frames, or their Parquet bytes) as ``<name>.parquet``
+    in ``outdir`` and the wide run table as ``runs.csv``, all or nothing."""
+    with writing("qacamp score", dirs=[outdir]):
+        for name, frame in frames.items():
+            data = parquet_bytes(frame) if isinstance(frame, pl.DataFrame) else frame
+            write_bytes(data, Path(outdir) / f"{name}.parquet", ".parquet")
+        write_csv(wide, Path(outdir) / "runs.csv", float_precision=6)

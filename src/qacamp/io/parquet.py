@@ -1,40 +1,28 @@
-"""Parquet bytes in and out, checked.
+"""Parquet bytes in and out, and frames kept on disk while a command runs.
 
-Written with fixed options (zstd level 3, dictionary-encoded strings, no
-statistics) and a CRC-32 checksum on every page, so identical frames give
-identical bytes and a damaged page is caught even where no record of the file
-exists.  Read from bytes already in memory (hashed once, parsed once) with:
-
-* the frame checked before anything is allocated from it: the magic bytes,
-  a footer length that fits in the file, Thrift string and container sizes
-  bounded by the footer's length; for a file qacamp holds no record of, the
-  footer walked in Python first (:mod:`.thrift`: schema, column chunks inside
-  the file, row counts that add up, statistics that fit the schema);
-* page checksums verified while decoding, and, for a file qacamp holds no
-  record of, every array validated in full (offsets, UTF-8);
-* the frame's columns and types compared with the declared schema, if one is
-  given; field names checked as UTF-8 and the file's key-value metadata
-  dropped before polars sees the table.
-
-pyarrow (C++) reports every damage as an exception; polars' Rust reader is not
-used for files that may be damaged, because it aborts the process on some
-(an allocation of the size a corrupt header claims).
+Written with fixed options and a CRC-32 checksum on every page, so identical
+frames give identical bytes.  qacamp parses in its own process only bytes
+equal to their record (:mod:`.verified`); a Parquet file of unknown origin (a
+user's score matrix) is parsed in a child process (:func:`parse_untrusted`),
+so any failure of pyarrow on hostile bytes, an abort too, is one clean error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from .thrift import FooterError, check_footer
+from ..errors import OutputError
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-MAGIC = b"PAR1"
 WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
                  "write_statistics": False, "write_page_checksum": True}
 
@@ -57,26 +45,19 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
     """The rows of the Parquet files ``sources`` (bytes written by
     :func:`parquet_bytes`, one schema, each sorted on ``key`` first) as one
     file: for each value of ``key`` in sorted order (nulls last), every
-    source's rows of that value in source order.  The same bytes as
-    :func:`parquet_bytes` of that concatenated frame, written row group by row
-    group: only one row group's rows are held at a time."""
+    source's rows of that value in source order; the bytes of
+    :func:`parquet_bytes` of that frame, a row group's rows held at a time."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    if len(sources) == 1:
-        return pa.py_buffer(sources[0])
     files = [pq.ParquetFile(pa.BufferReader(src)) for src in sources]
-    if not any(f.metadata.num_rows for f in files):
+    if len(files) == 1 or not any(f.metadata.num_rows for f in files):
         return pa.py_buffer(sources[0])
-    values: set = set()
-    for f in files:
-        values.update(f.read(columns=[key]).column(0).unique().to_pylist())
+    values = set().union(*(f.read(columns=[key]).column(0).unique().to_pylist() for f in files))
     ordered = sorted(v for v in values if v is not None) + ([None] if None in values else [])
-    sink = pa.BufferOutputStream()
-    with pq.ParquetWriter(sink, files[0].schema_arrow, **WRITE_OPTIONS) as writer:
-        pending: list[pa.RecordBatch] = []
-        held = 0
+
+    def parts():
         for value in ordered:
             for f in files:
                 for batch in f.iter_batches(batch_size=65536):
@@ -84,31 +65,18 @@ def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
                         col = batch.column(key)
                         batch = batch.filter(col.is_null() if value is None
                                              else pc.equal(col, value).fill_null(False))
-                    if not batch.num_rows:
-                        continue
-                    pending.append(batch)
-                    held += batch.num_rows
-                    while held >= ROW_GROUP:
-                        table = pa.Table.from_batches(pending).combine_chunks()
-                        writer.write_table(table.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
-                        rest = table.slice(ROW_GROUP)
-                        pending, held = rest.to_batches(), rest.num_rows
-        if held:
-            writer.write_table(pa.Table.from_batches(pending).combine_chunks(),
-                               row_group_size=ROW_GROUP)
+                    yield pa.Table.from_batches([batch])
+    sink = pa.BufferOutputStream()
+    write_row_groups(sink, parts(), files[0].schema_arrow, one_chunk=True)
     return sink.getvalue()
 
 
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
                      row_group: int = ROW_GROUP) -> None:
-    """Write the rows of ``parts`` (Arrow tables of ``schema``, in order) to
-    ``sink`` as one Parquet file, row group by row group (``row_group`` rows
-    each, the last one shorter): only about one row group's rows are held at a
-    time.  Where pages end depends on the chunks of the table written, so the
-    bytes are those of :func:`parquet_bytes` of the concatenated frame when
-    that frame is one chunk (``one_chunk``: the parts are joined into one
-    chunk per row group, as a sorted frame is) or holds the parts' own chunks
-    (``one_chunk=False``: a concatenation of the parts)."""
+    """The rows of ``parts`` (Arrow tables of ``schema``, in order) to ``sink``
+    as one Parquet file, a row group (``row_group`` rows) held at a time: the
+    bytes of :func:`parquet_bytes` of the concatenated frame, which is one
+    chunk per row group (``one_chunk``, a sorted frame) or the parts' chunks."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -139,31 +107,11 @@ def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chu
 
 
 class Damaged(ValueError):
-    """The bytes are not a whole, consistent Parquet file."""
+    """The bytes are not a readable Parquet file."""
 
 
-def _check_frame(reader) -> tuple[int, int]:
-    """(size, footer length) of the Parquet file ``reader`` (a pyarrow random
-    access file) reads, from its magic bytes and footer length only."""
-    n = reader.size()
-    if n < 12:
-        raise Damaged(f"{n} bytes, too short for a Parquet file")
-    if bytes(reader.read_at(4, 0)) != MAGIC or bytes(reader.read_at(4, n - 4)) != MAGIC:
-        raise Damaged("no Parquet magic bytes at its start and end")
-    footer = int.from_bytes(bytes(reader.read_at(4, n - 8)), "little")
-    if footer <= 0 or footer > n - 12:
-        raise Damaged(f"its footer claims {footer} bytes, more than the file holds")
-    return n, footer
-
-
-def _readers(data) -> Callable[[], pa.NativeFile]:
-    """``data`` (bytes, a pyarrow buffer, or a function opening a pyarrow
-    random access file) as a function giving a new reader of those bytes."""
-    import pyarrow as pa
-    if callable(data):
-        return data
-    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
-    return lambda: pa.BufferReader(buf)
+class SchemaMismatch(ValueError):
+    """The file's columns are not the declared ones."""
 
 
 def _plain_type(t: pa.DataType) -> bool:
@@ -179,22 +127,17 @@ def _plain_type(t: pa.DataType) -> bool:
 
 def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True) -> str | None:
     """What is wrong with the columns of ``schema`` against ``declared``
-    (name -> polars dtype), None if they match; field names must be UTF-8 and
-    types those qacamp writes.  ``strict=False``: only the declared columns
-    present are compared (at least one must be), and a number of another width
-    or an all-null column passes."""
+    (name -> polars dtype), None if they match; types must be those qacamp
+    writes.  ``strict=False``: only the declared columns present are compared
+    (at least one must be), and a number of another width or an all-null
+    column passes."""
     import pyarrow as pa
     for f in schema:
-        try:
-            f.name.encode("utf-8")
-        except UnicodeEncodeError:
-            return "a column name is not valid UTF-8"
         if not _plain_type(f.type):
             return f"column {f.name!r} has the type {f.type}, which qacamp never writes"
     if declared is None:
         return None
-    # (an empty table made from batches: Schema.empty_table() imports pandas
-    # when it is installed, a third of a short command's start-up)
+    # (an empty table made from batches: Schema.empty_table() imports pandas)
     plain = pa.schema([f.remove_metadata() for f in schema])
     got = pl.from_arrow(pa.Table.from_batches([], schema=plain)).schema
     missing = [c for c in declared if c not in got]
@@ -204,12 +147,9 @@ def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True
             return f"has none of the expected columns {', '.join(declared)} (another file?)"
         missing = extra = []
     if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"lacks the column(s) {', '.join(missing)}")
-        if extra:
-            parts.append(f"has the unexpected column(s) {', '.join(extra)}")
-        return " and ".join(parts) + " (another table's file?)"
+        return " and ".join([f"lacks the column(s) {', '.join(missing)}"] * bool(missing) + [
+            f"has the unexpected column(s) {', '.join(extra)}"] * bool(extra)
+        ) + " (another table's file?)"
     for col, dtype in declared.items():
         if col in got and got[col] != dtype and (strict or not _usable(got[col], dtype)):
             return f"column {col!r} is {got[col]}, not {dtype}"
@@ -221,81 +161,245 @@ def _usable(got, declared) -> bool:
     return got == pl.Null or (got.is_numeric() and declared.is_numeric())
 
 
-def open_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
-                 verified: bool = False, strict: bool = True,
-                 dictionary: list[str] | None = None) -> pq.ParquetFile:
-    """The Parquet file in ``data`` (bytes, a pyarrow buffer, or a function
-    opening a new pyarrow random access file on the bytes), opened after
-    the checks of the module docstring that need no decoding (frame, footer,
-    schema, the ``columns`` asked for); its rows are decoded by
-    :func:`decode`, the columns ``dictionary`` as dictionary arrays (polars
-    Categorical).  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
-    import pyarrow.parquet as pq
-    readers = _readers(data)
-    n, footer = _check_frame(readers())
-    if not verified:
-        try:
-            check_footer(bytes(readers().read_at(footer, n - 8 - footer)), n - 8 - footer)
-        except FooterError as exc:
-            raise Damaged(str(exc)) from None
-
-    def parquet_file(dictionary=None):
-        return pq.ParquetFile(readers(), thrift_string_size_limit=footer,
-                              thrift_container_size_limit=footer,
-                              page_checksum_verification=True, pre_buffer=False,
-                              read_dictionary=dictionary)
-    try:
-        pf = parquet_file()
-        problem = schema_problem(pf.schema_arrow, declared, strict)
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
-        raise Damaged(_detail(exc)) from None
-    if problem is not None:
-        raise SchemaMismatch(problem)
-    if columns is not None:
-        unknown = [c for c in columns if c not in pf.schema_arrow.names]
-        if unknown:
-            raise SchemaMismatch(f"lacks the column(s) {', '.join(unknown)}")
-    if dictionary:  # the same file, checked above, its strings read as dictionaries
-        pf = parquet_file(dictionary)
-    return pf
-
-
-def decode(read, verified: bool) -> pa.Table:
-    """The table ``read()`` decodes from an :func:`open_parquet` file (page
-    checksums checked; arrays validated in full unless ``verified``), its
-    fields' metadata dropped.  Raises :class:`Damaged`."""
-    import pyarrow as pa
-    try:
-        table = read()
-        if not verified:
-            table.validate(full=True)
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on damaged bytes
-        raise Damaged(_detail(exc)) from None
-    fields = [f.remove_metadata() for f in table.schema]
-    return pa.Table.from_arrays(table.columns, schema=pa.schema(fields))
-
-
 def _detail(exc: Exception) -> str:
     return " ".join(str(exc).split())[:160] or type(exc).__name__
 
 
+def open_parquet(source, columns: list[str] | None = None, declared: dict | None = None,
+                 strict: bool = True, dictionary: list[str] | None = None) -> pq.ParquetFile:
+    """The Parquet file qacamp wrote in ``source`` (bytes, a pyarrow buffer or
+    random access file), its columns checked against ``declared`` and the
+    ``columns`` asked for; ``dictionary``: string columns decoded as
+    dictionaries.  Raises :class:`Damaged` or :class:`SchemaMismatch`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not isinstance(source, pa.NativeFile):
+        source = pa.BufferReader(source if isinstance(source, pa.Buffer) else pa.py_buffer(source))
+    try:
+        pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True)
+        problem = schema_problem(pf.schema_arrow, declared, strict)
+        if problem is None and columns is not None:
+            unknown = [c for c in columns if c not in pf.schema_arrow.names]
+            problem = f"lacks the column(s) {', '.join(unknown)}" if unknown else None
+        if problem is None and dictionary:  # the same file, its strings as dictionaries
+            pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True,
+                                read_dictionary=dictionary)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return pf
+
+
+def decode(read) -> pa.Table:
+    """The table ``read()`` decodes, its fields' metadata dropped; :class:`Damaged`."""
+    import pyarrow as pa
+    try:
+        table = read()
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(
+        [f.remove_metadata() for f in table.schema]))
+
+
 def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
-                  verified: bool = False, strict: bool = True) -> pa.Table:
-    """The table in Parquet ``data`` (bytes or a pyarrow buffer), only
-    ``columns`` if given, checked as the module docstring says.  ``verified``:
-    the bytes matched qacamp's record of the file (their arrays need no full
-    validation); ``strict``: see :func:`schema_problem`.  Raises
-    :class:`Damaged` with what is wrong, or :class:`SchemaMismatch`."""
-    pf = open_parquet(data, columns, declared, verified, strict)
-    table = decode(lambda: pf.read(columns=columns, use_threads=False), verified)
+                  strict: bool = True) -> pa.Table:
+    """The table in Parquet ``data`` that qacamp wrote (only ``columns`` if
+    given), checked against ``declared`` (:func:`schema_problem`)."""
+    pf = open_parquet(data, columns, declared, strict)
+    table = decode(lambda: pf.read(columns=columns, use_threads=False))
     if declared is not None and columns is None and strict:
         table = table.select(list(declared))
     return table
 
 
-class SchemaMismatch(ValueError):
-    """The file's columns are not the declared ones."""
+#: The child of :func:`parse_untrusted`: Parquet on stdin, every page checksum
+#: and array checked, the table back on stdout as Arrow IPC; a problem on stderr.
+_CHILD = """
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+data = sys.stdin.buffer.read()
+try:
+    table = pq.read_table(pa.BufferReader(data), thrift_string_size_limit=len(data),
+                          thrift_container_size_limit=len(data),
+                          page_checksum_verification=True, use_threads=False)
+    table.validate(full=True)
+except Exception as exc:
+    sys.stderr.write(" ".join(str(exc).split())[:160] or type(exc).__name__)
+    sys.exit(3)
+sink = pa.BufferOutputStream()
+with pa.ipc.new_stream(sink, table.schema) as w:
+    w.write_table(table)
+sys.stdout.buffer.write(sink.getvalue())
+"""
 
 
-__all__ = ["parquet_bytes", "write_row_groups", "parse_parquet", "open_parquet", "decode", "schema_problem", "Damaged", "SchemaMismatch",
-           "WRITE_OPTIONS", "MAGIC"]
+def parse_untrusted(data) -> pa.Table:
+    """The table in Parquet ``data`` of unknown origin, parsed and validated in
+    a child process; :class:`Damaged` for anything it cannot read, also when
+    the parser dies (a crash of the C++ library on hostile bytes)."""
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    if len(data) < 12 or bytes(data[:4]) != b"PAR1" or bytes(data[-4:]) != b"PAR1":
+        raise Damaged("no Parquet magic bytes at its start and end")
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=bytes(data),
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise Damaged(why[-1][:160] if proc.returncode == 3 and why else
+                      f"the Parquet reader failed on it (exit status {proc.returncode})")
+    table = pa.ipc.open_stream(pa.py_buffer(proc.stdout)).read_all()
+    problem = schema_problem(table.schema, None)
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return decode(lambda: table)
+
+
+
+
+class RowGroups:
+    """The rows of one verified Parquet table, decoded a row group at a time
+    (:func:`qacamp.io.read_row_groups`): the scoring's run tables grow with
+    the runs, so a batch of runs decodes only the row groups holding its rows
+    (ingest writes them sorted by run), and facts across all runs come from a
+    scan of a few columns.  ``opener(dictionary)`` opens the checked file
+    (string columns ``dictionary`` as dictionaries); ``error`` makes the
+    error for a damaged row group."""
+
+    def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
+                 error: Callable[[Exception], Exception]) -> None:
+        self._pf, self._opener, self._coded = opener(None), opener, None
+        self.columns, self._error = list(columns), error
+        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
+        self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+
+    @property
+    def height(self) -> int:
+        return self._pf.metadata.num_rows
+
+    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
+        try:
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+        except Damaged as exc:
+            raise self._error(exc) from None
+
+    def _group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns`` (the last one decoded is kept: batches
+        of runs in order share the row group at their boundary)."""
+        if self._last is None or self._last[0] != (g, tuple(columns)):
+            self._last = ((g, tuple(columns)), self._read(self._pf, g, columns))
+        return self._last[1]
+
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        import pyarrow as pa
+
+        if self._coded is None:
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
+                                        if f.name in self.columns and (
+                                            pa.types.is_string(f.type)
+                                            or pa.types.is_large_string(f.type)
+                                            or pa.types.is_string_view(f.type))])
+        return self._read(self._coded, g, columns)
+
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
+
+    def chunks(self, columns: list[str] | None = None, coded: bool = False
+               ) -> Iterator[pl.DataFrame]:
+        """The table's ``columns`` (default: all read), one frame per row group
+        (one empty frame for a table without rows); ``coded``: strings as
+        Categorical (a scan that counts or selects rows)."""
+        columns = list(columns or self.columns)
+        if not self._pf.num_row_groups:
+            yield self._empty(columns)
+        for g in range(self._pf.num_row_groups):
+            yield pl.from_arrow(self._coded_group(g, columns) if coded
+                                else self._group(g, columns))
+
+    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+             ) -> pl.DataFrame:
+        """The rows whose ``key`` is one of ``values``, in file order (the whole
+        table filtered), decoding only the row groups that hold such rows."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        columns, wanted = list(columns or self.columns), frozenset(values)
+        if key not in self._values:
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist()) for g in range(self._pf.num_row_groups)]
+        parts = []
+        for g, present in enumerate(self._values[key]):
+            if present & wanted:
+                table = self._group(g, columns)
+                if not present <= wanted:
+                    col = table.column(key)
+                    table = table.filter(pc.is_in(col, pa.array(sorted(wanted), type=col.type)))
+                parts.append(table)
+        return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
+
+
+SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
+             "then rerun (nothing partial was kept)")
+
+
+class Spill:
+    """Frames kept on disk while a command runs (``qacamp ingest``'s run
+    tables): Arrow IPC (LZ4) in one unnamed temporary file, which the system
+    removes however the process ends; a frame is read back batch for batch as
+    written (its chunks decide where Parquet pages end)."""
+
+    def __init__(self, fh) -> None:
+        self.fh, self.spans, self.end = fh, [], 0
+
+    def put(self, df: pl.DataFrame) -> int:
+        """Write ``df``; returns its handle."""
+        import pyarrow as pa
+
+        table, sink = df.to_arrow(), pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema,
+                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+            for batch in table.to_batches():
+                w.write_batch(batch)
+        data, start = memoryview(sink.getvalue()).cast("B"), self.end
+        try:
+            while data:
+                n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
+                data, self.end = data[n:], self.end + n
+        except OSError as exc:
+            raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
+                              else str(exc), SPILL_FIX) from None
+        self.spans.append((start, self.end - start))
+        return len(self.spans) - 1
+
+    def get(self, handle: int) -> pa.Table:
+        """The frame of ``handle`` as an Arrow table, batch for batch as written."""
+        import pyarrow as pa
+
+        start, size = self.spans[handle]
+        data = os.pread(self.fh.fileno(), size, start)
+        while len(data) < size:
+            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
+            if not more:
+                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
+            data += more
+        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
+
+    def frame(self, handle: int) -> pl.DataFrame:
+        """The frame of ``handle`` (polars)."""
+        return pl.from_arrow(self.get(handle), rechunk=False)
+
+
+@contextlib.contextmanager
+def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
+    """A :class:`Spill` in a new unnamed temporary file, gone when the block
+    ends or the process dies."""
+    try:
+        fh = tempfile.TemporaryFile(prefix=prefix)
+    except OSError as exc:
+        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
+    with fh:
+        yield Spill(fh)

@@ -1,48 +1,42 @@
-"""What qacamp wrote: one small record per output file.
+"""What qacamp owns: a file whose bytes equal its record, and nothing else.
 
-A folder that qacamp writes into holds a hidden folder ``.qacamp-output/``
-(:data:`MARKER`): its presence marks the folder as qacamp's (an empty or new
-folder gets it when a command claims it), and it holds one JSON record per
-file written there, at ``.qacamp-output/<file>.json``::
-
-    {"file": "judgments.parquet", "format": 1, "inputs": {"../../data/j.txt": "<sha256>"},
-     "sha256": "<sha256>", "size": 1945, "step": "qacamp ingest", "temporary": false}
-
-``inputs`` maps every file the step read (path relative to the record's folder
-when it was given relative, else absolute) to its SHA-256 when it was read, so
-a changed input makes the outputs built from it stale (:mod:`.verify`).
-``sha256`` and ``size`` are null for a file that is not byte-reproducible by
-design (``campaign.duckdb``); ``temporary`` marks a shard that the workflow deletes
-once it is merged.  Records hold no time stamp and no absolute path that the
-command was not given, so two runs in two folders write the same bytes.
-
-One record per file (not one per folder) because the workflow writes many
-files into one folder at the same time (every measure's swap and fit jobs
-write into ``reliability/``): each record has exactly one writer and needs no
-lock, also on a cluster file system.
+A folder qacamp writes into holds ``.qacamp-output/`` (:data:`MARKER`) with
+one JSON record per file (``file, step, sha256, size, inputs, temporary``;
+docs/architecture.md, "Files: qacamp.io").  :func:`status` and
+:func:`remove_owned` are the one rule for every removal; nothing is read or
+written through a symbolic link (:func:`link_on_way`); temporary files live
+in a folder per writer inside the marker (:func:`temp_dir`), removed once its
+process is gone; :func:`lock` admits one writer per output path.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
-import re
+import shutil
+import socket
+import stat
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import BusyError, InputError, OutputError
 
 MARKER = ".qacamp-output"
 SUFFIX = ".json"
 FORMAT = 1
-CHUNK = 1 << 20
+TMP = ".tmp"  # in a marker: the writers' temporary folders
+LOCK = ".lock"  # in a marker: <file>.lock, the lock of a file output
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 @dataclass(frozen=True)
 class Record:
-    """The record of one output file (see the module docstring)."""
+    """The record of one output file."""
 
     file: str
     step: str
@@ -63,62 +57,93 @@ def sha256_bytes(data) -> str:
 
 
 def sha256_file(path: str | Path) -> str:
-    """SHA-256 of a file, read in one streaming pass."""
-    h = hashlib.sha256()
+    """SHA-256 of a file (an input: links followed)."""
     with open(path, "rb") as fh:
-        while block := fh.read(CHUNK):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def remove_stale_temps(path: str | Path, suffix: str = ".tmp") -> None:
-    """Delete temporary files that an earlier, killed writer of ``path`` left
-    beside it (``.<name>.<8 random chars><suffix>``, as qacamp's writers name
-    them, and a database's ``.wal`` beside one).  A SIGKILL skips the cleanup
-    of the writers; without this sweep such files would stay in the results
-    folder for good.  Only the writer of ``path`` itself calls this (Snakemake
-    runs one job per output)."""
-    path = Path(path)
-    stale = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(suffix)}(\.wal)?$")
-    with contextlib.suppress(FileNotFoundError):
-        for entry in os.scandir(path.parent):
-            if stale.match(entry.name) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
+def digest(path: str | Path) -> tuple[str, int] | None:
+    """(SHA-256, size) of the regular file ``path`` (never through a link), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
+    except OSError:
+        return None
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)
+        try:
+            return (hashlib.file_digest(fh, "sha256").hexdigest(), st.st_size) \
+                if stat.S_ISREG(st.st_mode) else None
+        except OSError:
+            return None
 
 
-#: How qacamp's writers name a temporary file: ``.<name>.<8 chars><suffix>``.
-TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.(tmp|parquet|csv|png|svg|duckdb|json)(\.wal)?$")
+def file_mode() -> int:
+    """``0666 & ~umask`` (read where Linux shows it: setting it is not thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            mask = next(int(ln.split()[1], 8) for ln in fh if ln.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
-def is_temp_name(name: str) -> bool:
-    """Whether ``name`` is one of qacamp's temporary files (left by a killed writer)."""
-    return TEMP_NAME.match(name) is not None
+def kind_of(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a folder is."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None
+
+
+def lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutputError(path, exc.strerror or str(exc), "give a path qacamp can write to"
+                          ) from None
+
+
+def note(line: str) -> None:
+    """One line on stderr about a file qacamp replaced or left alone."""
+    print(f"qacamp: {line}", file=sys.stderr)
+
+
+def output_error(path: str | Path, exc: OSError) -> OutputError:
+    """The project's error for an operating-system failure while writing ``path``."""
+    return OutputError(path, exc.strerror or str(exc) or type(exc).__name__,
+                       "free disk space or fix the folder's permissions, then rerun (nothing "
+                       "partial was kept)")
+
+
+def is_marked(folder: str | Path) -> bool:
+    """Whether ``folder`` holds qacamp's marker (a real folder, not a link)."""
+    try:
+        return stat.S_ISDIR(os.lstat(Path(folder) / MARKER).st_mode)
+    except OSError:
+        return False
 
 
 def record_path(root: str | Path, target: str | Path) -> Path:
     """Where the record of ``target`` (a file under the folder ``root``) lives."""
-    rel = Path(os.path.relpath(target, root)).as_posix()
-    return Path(root) / MARKER / f"{rel}{SUFFIX}"
-
-
-def is_marked(folder: str | Path) -> bool:
-    """Whether ``folder`` is one qacamp writes into (holds ``.qacamp-output/``)."""
-    return os.path.isdir(Path(folder) / MARKER) and not os.path.islink(Path(folder) / MARKER)
+    return Path(root) / MARKER / f"{Path(os.path.relpath(target, root)).as_posix()}{SUFFIX}"
 
 
 def load(path: str | Path, target: str | Path | None = None) -> Record:
-    """The record at ``path``; a damaged one is an InputError naming it."""
+    """The record at ``path`` (never through a link); InputError if damaged."""
     try:
-        doc = json.loads(Path(path).read_bytes())
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        with open(os.open(path, os.O_RDONLY | NOFOLLOW), "rb") as fh:
+            doc = json.loads(fh.read(1 << 20))
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT \
+                or not isinstance(doc.get("inputs") or {}, dict):
             raise ValueError("not a qacamp output record")
-        inputs = doc.get("inputs") or {}
-        if not isinstance(inputs, dict):
-            raise ValueError("'inputs' is not an object")
         return Record(file=str(doc["file"]), step=str(doc["step"]), sha256=doc.get("sha256"),
                       size=None if doc["size"] is None else int(doc["size"]),
-                      inputs={str(k): v for k, v in inputs.items()},
+                      inputs={str(k): v for k, v in (doc.get("inputs") or {}).items()},
                       temporary=bool(doc.get("temporary", False)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         what = f"the record of {target}" if target is not None else "a qacamp output record"
@@ -128,33 +153,52 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
 
 
 def record_of(target: str | Path) -> tuple[Path, Record] | None:
-    """``(folder, record)`` of a file from the record folder beside it, None if
-    qacamp keeps no record of it there."""
-    target = Path(target)
-    rp = record_path(target.parent, target)
-    if not rp.is_file():
-        return None
-    return target.parent, load(rp, target)
+    """``(folder, record)`` of ``target`` in the marker of the nearest folder
+    above it that has one; None without such a record."""
+    target = Path(os.path.abspath(target))
+    root = next((p for p in target.parents if is_marked(p)), None)
+    rp = root and record_path(root, target)
+    return (root, load(rp, target)) if rp and os.path.lexists(rp) else None
+
+
+def status(target: Path, rec: Record | None) -> str:
+    """``ok`` (bytes equal the record; a record without SHA-256: a file is
+    there), ``changed``, ``missing`` or ``unrecorded``."""
+    if not os.path.lexists(target):
+        return "missing"
+    if rec is None:
+        return "unrecorded"
+    if rec.sha256 is None:
+        return "ok" if os.path.isfile(target) and not os.path.islink(target) else "changed"
+    return "ok" if digest(target) == (rec.sha256, rec.size) else "changed"
+
+
+def remove_owned(target: Path, root: Path, rec: Record) -> bool:
+    """Delete ``target`` and its record if its bytes equal the record; else
+    touch nothing and return False."""
+    if rec.sha256 is None or link_on_way(root, target) or status(target, rec) != "ok":
+        return False
+    for p in (target, record_path(root, target)):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+    return True
 
 
 def iter_records(folder: str | Path):
-    """``(target, record path)`` of every record in ``folder``'s record folder
-    (nested ones for files in subfolders), sorted."""
+    """``(target, record path)`` of every record in ``folder``'s marker, sorted."""
     base = Path(folder) / MARKER
-    if not base.is_dir():
+    if not is_marked(folder):
         return
     for dirpath, dirnames, filenames in os.walk(base):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(SUFFIX) and not name.startswith("."):
-                rp = Path(dirpath) / name
-                rel = rp.relative_to(base).as_posix()[: -len(SUFFIX)]
-                yield Path(folder) / rel, rp
+        dirnames[:] = sorted(d for d in dirnames if not (dirpath == str(base) and d == TMP))
+        for name in sorted(n for n in filenames if n.endswith(SUFFIX) and n[0] != "."):
+            rp = Path(dirpath) / name
+            yield Path(folder) / rp.relative_to(base).as_posix()[: -len(SUFFIX)], rp
 
 
 def input_key(path: str | Path, root: str | Path) -> str:
     """How a record names an input: relative to the record's folder when the
-    command was given a relative path, else the absolute path."""
+    command was given a relative path, else absolute."""
     text = os.fspath(path)
     if os.path.isabs(text):
         return os.path.normpath(text)
@@ -166,5 +210,134 @@ def input_path(key: str, root: str | Path) -> Path:
     return Path(key) if os.path.isabs(key) else Path(os.path.normpath(Path(root) / key))
 
 
-__all__ = ["MARKER", "Record", "sha256_bytes", "sha256_file", "record_path", "is_marked",
-           "load", "record_of", "iter_records", "input_key", "input_path"]
+def link_on_way(root: Path, target: Path) -> Path | None:
+    """The first symbolic link below ``root`` on the way down to ``target`` (included)."""
+    p = Path(root)
+    for part in Path(os.path.relpath(target, root)).parts:
+        p = p / part
+        if os.path.islink(p) or not os.path.lexists(p):
+            return p if os.path.islink(p) else None
+    return None
+
+
+def link_error(link: Path, shown: str | None = None) -> OutputError:
+    return OutputError(shown or link, f"it is a symbolic link (to {os.readlink(link)}), and "
+                       "qacamp never writes or deletes through one",
+                       "replace the link by the folder or file itself, or give another path")
+
+
+# --------------------------------------------------------------------------- temporaries
+
+def _started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot; '' where unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _gone(name: str) -> bool:
+    """Whether the process of the temporary folder ``name`` (host.pid.start.x)
+    has ended; a process of another host is never judged."""
+    host, pid, started = [*name.rsplit(".", 3), "", "", ""][:3]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return bool(started) and _started(int(pid)) not in ("", started)
+
+
+def sweep_temps(folder: Path) -> None:
+    """Remove from ``folder``'s marker the temporary folders of ended
+    processes and the lock files nobody holds."""
+    marker = Path(folder) / MARKER
+    with contextlib.suppress(OSError):
+        for entry in list(os.scandir(marker / TMP)):
+            if entry.is_dir(follow_symlinks=False) and _gone(entry.name):
+                shutil.rmtree(entry.path, ignore_errors=True)
+        os.rmdir(marker / TMP)
+    with contextlib.suppress(OSError):
+        for entry in list(os.scandir(marker)):
+            if entry.name.endswith(LOCK) and entry.is_file(follow_symlinks=False):
+                fd = os.open(entry.path, os.O_RDONLY | NOFOLLOW)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    os.close(fd)
+                    continue
+                unlock(fd, Path(entry.path))
+
+
+def temp_dir(folder: Path) -> Path:
+    """A new private temporary folder in ``folder``'s marker, named by this
+    process (``host.pid.start.random``)."""
+    sweep_temps(folder)
+    base = Path(folder) / MARKER / TMP
+    me = f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}."
+    for _ in range(9):  # (another writer may remove the empty folder in between)
+        base.mkdir(exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            return Path(tempfile.mkdtemp(prefix=me, dir=base))
+    return Path(tempfile.mkdtemp(prefix=me, dir=base))
+
+
+# --------------------------------------------------------------------------- locks
+
+def holder(path: Path) -> str:
+    """Who holds the flock on ``path`` (from Linux's /proc/locks), for messages."""
+    try:
+        st = os.lstat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = [ln.split() for ln in fh]
+        dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        pid = next(w[4] for w in lines if len(w) > 5 and w[1] == "FLOCK" and w[5] == dev)
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            words = [w for w in fh.read().decode(errors="replace").split("\0") if w]
+    except (OSError, StopIteration):
+        return "another process"
+    if len(words) > 1 and os.path.basename(words[0]).startswith("python"):
+        words = words[1:]  # the script, not the interpreter
+    cmd = " ".join([os.path.basename(words[0]), *words[1:]]) if words else ""
+    return f"pid {pid}" + (f": {cmd[:100]}" if cmd else "")
+
+
+def lock(path: Path, shown: str | None = None, lockfile: Path | None = None
+         ) -> tuple[int, Path | None]:
+    """An exclusive flock on the folder ``path`` itself, or on ``lockfile``
+    (a file output's, removed again by :func:`unlock`); :class:`BusyError`
+    naming the holder when another process has it."""
+    for _ in range(20):
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW) if lockfile is None \
+            else os.open(lockfile, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise BusyError(shown or path, "another qacamp run is writing it "
+                            f"({holder(lockfile or path)})", "wait until it has finished, then "
+                            "run the same command again") from None
+        except OSError:  # a file system without flock: nothing to lock
+            return fd, lockfile
+        if lockfile is None or os.fstat(fd).st_ino == _ino(lockfile):
+            return fd, lockfile
+        os.close(fd)  # removed by its last holder meanwhile: lock the new one
+    raise BusyError(shown or path, "its lock keeps changing", "run the command again")
+
+
+def _ino(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_ino
+    except OSError:
+        return None
+
+
+def unlock(fd: int, lockfile: Path | None) -> None:
+    if lockfile is not None and os.fstat(fd).st_ino == _ino(lockfile):
+        with contextlib.suppress(OSError):
+            os.unlink(lockfile)
+    os.close(fd)

@@ -1,30 +1,16 @@
-"""Checking a whole results folder against qacamp's records.
-
-:func:`verify_tree` (``qacamp verify OUTDIR``) hashes every file qacamp
-recorded under a folder and reports:
-
-* ``changed``: the file's bytes differ from what the step wrote;
-* ``missing``: the file is gone (shards the workflow deletes once merged are
-  not missing);
-* ``stale``: the file is as written, but an input it was built from is no
-  longer what the step read (a judgment file edited after the run), or was
-  itself built anew, changed or is stale;
-  ``manifest.json`` is stale when it lists another hash for a file than the
-  file has.
-
-It never changes anything.  :func:`prepare_outdir` is what the workflow runs
-before Snakemake plans (main process only): it claims the outdir like a
-command's ``--out`` folder, refuses folder outputs that hold a user's file
-(Snakemake replaces them whole), removes each file qacamp owns that changed
-since it was written, and ages each stale one (modification time 1970) so that
-Snakemake's modification-time trigger reruns the step that writes it.
+"""Checking a results folder against qacamp's records (:func:`verify_tree`,
+``qacamp verify``: changed, missing, unrecorded and stale files, changing
+nothing) and preparing the workflow's outdir before Snakemake plans
+(:func:`prepare_outdir`: claim and lock it, refuse links and files qacamp did
+not write where the run writes, remove what it must rebuild, age what is
+stale).  docs/architecture.md ("Files: qacamp.io") gives the rules.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,14 +18,14 @@ from ..errors import InputError, OutputError
 from . import records
 from .outputs import SNAKEMAKE_FILES
 from .records import MARKER, Record
+from .verified import duckdb_problem
 
-#: Files the workflow leaves in folders it owns that qacamp does not record.
 MANIFEST = "manifest.json"
 
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # changed | missing | stale
+    kind: str  # changed | missing | unrecorded | stale
     path: Path
     detail: str
     direct: bool = True  # stale: an input itself differs (not only an upstream output)
@@ -60,63 +46,86 @@ class Report:
         return [f"{f.kind}: {f.path} ({f.detail})" for f in self.findings]
 
 
-class _Hashes:
-    def __init__(self):
-        self.cache: dict[Path, str | None] = {}
-
-    def __call__(self, path: Path) -> str | None:
-        if path not in self.cache:
-            try:
-                st = os.stat(path)
-                self.cache[path] = records.sha256_file(path) if stat.S_ISREG(st.st_mode) else None
-            except OSError:
-                self.cache[path] = None
-        return self.cache[path]
+def _walk(root: Path):
+    """``(folder, its record folder or None, entries)`` of every folder under
+    ``root``, never through a link, markers skipped.  A folder's files are
+    recorded in its own marker or, for a subfolder of a folder qacamp wrote
+    into as a whole, in that folder's marker."""
+    recdirs: dict[Path, Path | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        d = Path(dirpath)
+        up = recdirs.get(d.parent)
+        recdirs[d] = d / MARKER if records.is_marked(d) else (
+            up / d.name if up is not None and os.path.isdir(up / d.name)
+            and not os.path.islink(up / d.name) else None)
+        if MARKER in dirnames:
+            dirnames.remove(MARKER)
+        dirnames.sort()
+        yield d, recdirs[d], sorted(dirnames + filenames)
 
 
 def collect(root: Path) -> dict[Path, tuple[Record, Path]]:
-    """target -> (record, the folder holding its record folder) under ``root``."""
+    """target -> (record, the folder holding its marker) under ``root``."""
     found: dict[Path, tuple[Record, Path]] = {}
-    for dirpath, dirnames, _files in os.walk(root):
-        dirnames.sort()
-        if MARKER in dirnames:
-            dirnames.remove(MARKER)
-            for target, rp in records.iter_records(dirpath):
-                found[Path(os.path.normpath(target))] = (records.load(rp, target), Path(dirpath))
+    for d, _rd, _entries in _walk(root):
+        for target, rp in records.iter_records(d):
+            found[Path(os.path.normpath(target))] = (records.load(rp, target), d)
     return found
 
 
 def verify_tree(root: str | Path) -> Report:
-    """Check every file qacamp recorded under ``root`` (module docstring)."""
+    """Check every file under ``root`` against qacamp's records (module docstring)."""
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, None, "folder not found",
                          "give a results folder (the config's outdir, or one campaign's folder)")
-    report = Report(root)
-    recs = collect(root)
-    sha = _Hashes()
+    report, recs = Report(root), collect(root)
+    hashes: dict[Path, tuple[str, int] | None] = {}
     state: dict[Path, str] = {}
+    detail: dict[Path, str] = {}
 
-    def status(target: Path, rec: Record) -> str:
-        if target not in state:
-            if not os.path.lexists(target):
-                state[target] = "gone" if rec.temporary else "missing"
-            elif rec.sha256 is not None and sha(target) != rec.sha256:
-                state[target] = "changed"
-            else:
-                state[target] = "ok"
+    def sha(path: Path, follow: bool = False) -> str | None:
+        """(A raw input, ``follow``: through links too, as the step read it.)"""
+        if path not in hashes:
+            hashes[path] = records.digest(path)
+            if hashes[path] is None and follow:
+                with contextlib.suppress(OSError):
+                    hashes[path] = (records.sha256_file(path), os.path.getsize(path))
+        return hashes[path] and hashes[path][0]
+
+    def status(target: Path, rec: Record, folder: Path) -> str:
+        if target in state:
+            return state[target]
+        if not os.path.lexists(target):
+            state[target] = "gone" if rec.temporary else "missing"
+        elif rec.sha256 is None:  # campaign.duckdb: checked by its catalogue
+            problem = duckdb_problem(target, rec, folder) if target.suffix == ".duckdb" \
+                else None if os.path.isfile(target) and not os.path.islink(target) else "a link"
+            state[target], detail[target] = ("changed", problem) if problem else ("ok", "")
+        elif sha(target) == rec.sha256 and hashes[target][1] == rec.size:
+            state[target] = "ok"
+        else:
+            state[target], detail[target] = "changed", (
+                f"sha256 {rec.sha256[:16]}... written by `{rec.step}`, "
+                f"{(sha(target) or 'not a regular file')[:16]}... now")
         return state[target]
 
-    for target, (rec, _folder) in sorted(recs.items()):
+    for target, (rec, folder) in sorted(recs.items()):
         report.checked += 1
-        st = status(target, rec)
+        st = status(target, rec, folder)
         if st == "missing":
             report.findings.append(Finding("missing", target, f"written by `{rec.step}`"))
         elif st == "changed":
-            now = sha(target)
-            report.findings.append(Finding(
-                "changed", target, f"sha256 {rec.sha256[:16]}... written by `{rec.step}`, "
-                f"{(now or 'unreadable')[:16]}... now"))
+            report.findings.append(Finding("changed", target, detail[target]))
+    for d, rd, entries in _walk(root):
+        for name in entries if rd is not None else ():
+            p = d / name
+            if name in SNAKEMAKE_FILES or p in recs or (os.path.isdir(p)
+                                                        and not os.path.islink(p)):
+                continue
+            what = (f"a symbolic link to {os.readlink(p)}; qacamp never follows one"
+                    if os.path.islink(p) else "qacamp did not write it, or its record was removed")
+            report.findings.append(Finding("unrecorded", p, what))
     outside: dict[Path, tuple[Record, Path] | None] = {}
 
     def lookup(path: Path) -> tuple[Record, Path] | None:
@@ -142,9 +151,10 @@ def verify_tree(root: str | Path) -> Report:
             inp = records.input_path(key, folder)
             upstream = lookup(inp)
             if upstream is not None:
-                up_state = status(inp, upstream[0])
-                if up_state == "gone":
-                    continue
+                up_state = status(inp, *upstream)
+                if up_state == "gone" or (up_state == "changed" and recorded is not None
+                                          and sha(inp) == recorded):
+                    continue  # (what this step read is what is there now)
                 if up_state in ("changed", "missing"):
                     found = Finding("stale", target, f"built from {inp}, which is {up_state}",
                                     direct=False)
@@ -160,7 +170,7 @@ def verify_tree(root: str | Path) -> Report:
                     if inp not in report.inputs_not_found:
                         report.inputs_not_found.append(inp)
                     continue
-                if recorded is not None and sha(inp) != recorded:
+                if recorded is not None and sha(inp, follow=True) != recorded:
                     found = Finding("stale", target, f"its input {inp} changed since "
                                     f"`{rec.step}` read it", direct=True)
             if found is not None:
@@ -173,17 +183,13 @@ def verify_tree(root: str | Path) -> Report:
             finding = why_stale(target, frozenset())
             if finding is not None:
                 report.findings.append(finding)
-    _check_manifests(root, recs, state, sha, report)
+    _check_manifests(recs, state, sha, report)
     report.findings.sort(key=lambda f: (str(f.path), f.kind))
     return report
 
 
-def _check_manifests(root: Path, recs, state, sha, report: Report) -> None:
-    import json
-
-    for man in sorted(root.rglob(MANIFEST)):
-        if MARKER in man.parts or state.get(Path(os.path.normpath(man))) != "ok":
-            continue
+def _check_manifests(recs, state, sha, report: Report) -> None:
+    for man in sorted(p for p in recs if p.name == MANIFEST and state.get(p) == "ok"):
         try:
             listed = json.loads(man.read_text(encoding="utf-8")).get("intermediates") or {}
         except (OSError, ValueError, AttributeError):
@@ -200,8 +206,8 @@ def _check_manifests(root: Path, recs, state, sha, report: Report) -> None:
 
 def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None]:
     """``{path relative to folder: sha256}`` of the files recorded in
-    ``folder``'s ``subfolders`` (all when None), from the records (no file is
-    read but the records); temporary shards are left out."""
+    ``folder``'s ``subfolders`` (all when None), from the records alone;
+    temporary shards are left out."""
     folder = Path(folder)
     out: dict[str, str | None] = {}
     bases = [folder / s for s in subfolders] if subfolders is not None else [folder]
@@ -217,28 +223,21 @@ def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None
 #: The modification time given to a stale file: 1 s into 1970 (Snakemake
 #: takes a time of 0 for "unknown" and would not compare it).
 AGED = 1
-
-
-def _age(path: Path, top: Path) -> None:
-    """The oldest modification time for ``path`` and for the
-    ``.snakemake_timestamp`` of any folder output it lies in (how Snakemake
-    dates a folder), so that Snakemake reruns the step that writes it."""
-    with contextlib.suppress(OSError):
-        os.utime(path, (AGED, AGED), follow_symlinks=False)
-    for parent in path.parents:
-        stamp = parent / SNAKEMAKE_FILES[0]
-        if stamp.is_file():
-            with contextlib.suppress(OSError):
-                os.utime(stamp, (AGED, AGED))
-        if parent == top:
-            break
+#: The outdirs this process holds the lock of (kept for the process's life:
+#: the workflow's main process, which runs every job of the run).
+_HELD: dict[tuple[int, int], int] = {}
 
 
 def claim_outdir(out: Path, dry_run: bool = False) -> None:
     """The workflow's outdir: created and marked when new or empty; refused when
-    it holds files qacamp did not write.  ``dry_run``: checked, nothing created."""
+    it is a link or holds files qacamp did not write.  ``dry_run``: nothing made."""
     try:
-        if not os.path.lexists(out):
+        st = os.lstat(out) if os.path.lexists(out) else None
+        if st is not None and os.path.islink(out):
+            raise OutputError(out, f"the outdir is a symbolic link (to {os.readlink(out)}), and "
+                              "qacamp never writes or deletes through one",
+                              "set `outdir:` to the folder itself, not a link to it")
+        if st is None:
             if dry_run:
                 return
             out.mkdir(parents=True)
@@ -262,52 +261,95 @@ def claim_outdir(out: Path, dry_run: bool = False) -> None:
                           "write permission, not read-only)") from None
 
 
-def prepare_outdir(outdir: str | Path, folder_outputs=(), dry_run: bool = False) -> list[str]:
-    """Before the workflow plans (module docstring).  Returns what was done, one
-    line each; a refusal is an :class:`~qacamp.errors.OutputError`.
-    ``dry_run`` (Snakemake's ``-n``): the same checks and lines, but nothing on
-    disk is created, removed or re-dated (the plan shown may then reuse a file
-    that the real run rebuilds; the lines say which)."""
+def lock_outdir(out: Path) -> None:
+    """Hold the lock on the outdir itself for this process's life: a second
+    run on it (from any folder) is refused (:class:`~qacamp.errors.BusyError`)."""
+    st = os.lstat(out)
+    if (st.st_dev, st.st_ino) not in _HELD:
+        fd, _ = records.lock(out, str(out))
+        _HELD[(st.st_dev, st.st_ino)] = fd
+
+
+def _clear(folder: Path) -> None:
+    """Remove a folder output qacamp wrote (its files qacamp's by the claims
+    made before), so that Snakemake reruns the step writing it."""
+    for target, rp in list(records.iter_records(folder)):
+        with contextlib.suppress(OSError):
+            os.unlink(target)
+        with contextlib.suppress(OSError):
+            os.unlink(rp)
+    with contextlib.suppress(OSError):
+        os.unlink(folder / SNAKEMAKE_FILES[0])
+    records.sweep_temps(folder)
+    for dirpath, _dirs, _files in sorted(os.walk(folder), reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(dirpath)
+
+
+def prepare_outdir(outdir: str | Path, outputs=(), folders=(), dry_run: bool = False
+                   ) -> list[str]:
+    """Before the workflow plans (module docstring).  ``outputs``: every path
+    the workflow writes (files, and folders whose every file it writes);
+    ``folders``: the folder outputs among them (Snakemake replaces them
+    whole).  Returns what was done, one line each; a refusal is an
+    :class:`~qacamp.errors.OutputError` (:class:`~qacamp.errors.BusyError`
+    while another run holds the outdir).  ``dry_run`` (Snakemake's ``-n``):
+    the same checks and lines, but nothing on disk is created, removed or
+    re-dated."""
     out = Path(outdir)
     claim_outdir(out, dry_run)
-    for folder in map(Path, folder_outputs):
-        if not folder.is_dir():
-            continue
-        for dirpath, dirnames, files in os.walk(folder):
-            if MARKER in dirnames:
-                dirnames.remove(MARKER)
-            for name in sorted(files):
-                p = Path(dirpath) / name
-                if name in SNAKEMAKE_FILES or records.is_temp_name(name) \
-                        or records.record_path(folder, p).is_file():
-                    continue
-                raise OutputError(folder, f"it holds a file qacamp did not write "
-                                  f"({p.relative_to(folder)}), and the workflow replaces this "
-                                  "folder whole when it rebuilds it",
-                                  "move that file out of the folder, then rerun")
     if not out.is_dir():  # a dry run on a new outdir: nothing to check
         return []
+    if not dry_run:
+        lock_outdir(out)
+    for d, _rd, entries in _walk(out):
+        link = next((d / e for e in entries if os.path.islink(d / e)), None)
+        if link is not None:
+            raise records.link_error(link)
+        if not dry_run and records.is_marked(d):
+            records.sweep_temps(d)
+    outputs = [Path(os.path.normpath(p)) for p in (*outputs, *folders)]
+    folders = [Path(os.path.normpath(p)) for p in folders]
+
+    def at_output(p: Path) -> bool:
+        return any(p == o or o in p.parents for o in outputs)
+
     report = verify_tree(out)
-    done = []
+    for f in report.findings:
+        if f.kind == "unrecorded" and at_output(f.path):
+            raise OutputError(f.path, "no record: qacamp did not write it or its record was "
+                              "removed, and this run writes that path",
+                              "move the file out of the outdir (qacamp never replaces a file it "
+                              "did not write), then rerun")
+    done, cleared = [], set()
     will = "a run removes and rebuilds it" if dry_run else "removed, this run rebuilds it"
     for f in report.findings:
-        if f.kind == "changed" and os.path.isfile(f.path) \
-                and not os.path.islink(f.path):
+        if not at_output(f.path) or f.kind == "unrecorded" or (f.kind == "stale"
+                                                                and not f.direct):
+            continue
+        folder = next((o for o in folders if o in f.path.parents), None)
+        if folder is not None:
+            if folder not in cleared:
+                cleared.add(folder)
+                what = {"missing": "is missing", "stale": f"is stale ({f.detail})",
+                        "changed": f"changed since it was written ({f.detail})"}[f.kind]
+                done.append(f"{f.path} {what}: " + (f"a run removes and rebuilds {folder}"
+                            if dry_run else f"removed {folder}, this run rebuilds it"))
+                if not dry_run:
+                    _clear(folder)
+        elif f.kind == "changed":
+            done.append(f"{f.path} changed since it was written ({f.detail}): {will}")
             if not dry_run:
                 with contextlib.suppress(OSError):
                     os.unlink(f.path)
-                    _age(f.path, out)
-            done.append(f"{f.path} changed since it was written ({f.detail}): {will}")
-        elif f.kind == "missing":
-            if not dry_run:
-                _age(f.path, out)
-        elif f.kind == "stale" and f.direct:
-            if not dry_run:
-                _age(f.path, out)
+        elif f.kind == "stale":
             done.append(f"{f.path} is stale ({f.detail}): "
                         + ("a run rebuilds it" if dry_run else "this run rebuilds it"))
+            if not dry_run:
+                with contextlib.suppress(OSError):
+                    os.utime(f.path, (AGED, AGED), follow_symlinks=False)
     return done
 
 
-__all__ = ["verify_tree", "prepare_outdir", "claim_outdir", "recorded_hashes", "Report",
-           "Finding", "collect"]
+__all__ = ["verify_tree", "prepare_outdir", "claim_outdir", "lock_outdir", "recorded_hashes",
+           "Report", "Finding", "collect"]

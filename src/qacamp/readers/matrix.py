@@ -11,7 +11,10 @@ unit id may start with ``#``); an error on such a line, or on a header
 starting with ``#``, says so.
 
 Parquet: the same wide layout (run columns of a numeric type), or long with
-exactly the columns ``unit, run, value``.
+exactly the columns ``unit, run, value``.  A Parquet file qacamp did not
+write is parsed and checked in full in a child process
+(:func:`qacamp.io.read_given_parquet`), so whatever its bytes, a failure of
+the Parquet library is one error naming the file.
 
 Strict values: a CSV cell is a plain decimal number (ASCII digits, optional
 sign, decimal point and exponent: ``0.5``, ``-2``, ``1e-3``), so ``1_000``,
@@ -198,13 +201,12 @@ def _values(path, df: pl.DataFrame, col: str) -> np.ndarray:
 
 
 def _read_parquet(path: str | Path) -> Matrix:
-    from ..io.parquet import Damaged, SchemaMismatch, parse_parquet
-    from ..io.verified import verify_bytes
+    from ..io import read_given_parquet
+    from ..io.parquet import Damaged, SchemaMismatch
 
     data = read_bytes(path, text=False)
-    rec = verify_bytes(path, data)  # the workflow's ingest/matrix.parquet: as ingest wrote it
-    try:
-        df = pl.from_arrow(parse_parquet(data, verified=rec is not None))
+    try:  # the workflow's ingest/matrix.parquet: as ingest wrote it; a user's: in a child
+        df = pl.from_arrow(read_given_parquet(path, data))
     except (Damaged, SchemaMismatch) as exc:
         raise InputError(path, "byte 0", f"not a readable Parquet file ({exc})",
                          "write the matrix with a Parquet writer, or as CSV") from None

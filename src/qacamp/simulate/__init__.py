@@ -24,6 +24,7 @@ name).  All texts are made up; no real campaign data is copied.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from dataclasses import replace
 from pathlib import Path
@@ -62,7 +63,17 @@ def simulate(kind: str, out: str | Path, seed: int, quiet: bool = False,
     """Simulate campaign ``kind`` into ``out``; ``options`` are fields of the
     kind's options dataclass (None values keep the defaults)."""
     module = simulator(kind)
-    return module.simulate(out, seed=seed, opts=_options(module, options), quiet=quiet)
+    with _writing(kind, out):
+        return module.simulate(out, seed=seed, opts=_options(module, options), quiet=quiet)
+
+
+def _writing(kind: str, out: str | Path):
+    """The simulation's files as one block of qacamp.io (claimed, recorded, all
+    or nothing); inside a command's block, that block."""
+    from ..io import active, writing
+
+    return contextlib.nullcontext() if active() is not None else \
+        writing(f"qacamp simulate {kind}", dirs=[out])
 
 
 #: kinds that can simulate for a campaign's own questions, and the file each reads
@@ -86,18 +97,20 @@ def simulate_for_questions(kind: str, out: str | Path, questions_file: str | Pat
                          f"size; drop {', '.join('--' + b.replace('_', '-') for b in bad)}")
     module = simulator(kind)
     kw = {} if seed is None else {"seed": seed}
-    return module.simulate_for_questions(out, questions_file, opts=_options(module, options),
-                                         quiet=quiet, **kw)
+    with _writing(kind, out):
+        return module.simulate_for_questions(out, questions_file, opts=_options(module, options),
+                                             quiet=quiet, **kw)
 
 
 def demo(out: str | Path, seed: int = DEMO_SEED, quiet: bool = False) -> dict[str, dict[str, int]]:
     """Write every demo campaign under ``out`` (layout in ``README.md`` there)."""
     out = Path(out)
     counts = {}
-    for folder, kind in DEMO:
-        offset, options = DEMO_SETTINGS.get(folder, (0, {}))
-        counts[folder] = simulate(kind, out / folder, seed + offset, quiet=quiet, **options)
-    write_text(demo_readme(seed, counts), out / "README.md")
+    with _writing("demo", out):
+        for folder, kind in DEMO:
+            offset, options = DEMO_SETTINGS.get(folder, (0, {}))
+            counts[folder] = simulate(kind, out / folder, seed + offset, quiet=quiet, **options)
+        write_text(demo_readme(seed, counts), out / "README.md")
     return counts
 
 

@@ -41,18 +41,21 @@ def progress(label: str, total: int, quiet: bool) -> Progress:
 
 def clear_stale(folder: Path, keep: set[Path], patterns: tuple[str, ...]) -> None:
     """Delete files under ``folder`` matching ``patterns`` that this simulation
-    did not write (stale runs of an earlier, larger simulation).  Under
-    ``qacamp simulate`` (a :func:`qacamp.io.writing` block) nothing is deleted
-    here: the block removes the files its step wrote before and not this time,
-    and never a file qacamp did not write."""
+    did not write (stale runs of an earlier, larger simulation), each only if
+    its bytes are as qacamp recorded them (a user's file is never deleted).
+    Under ``qacamp simulate`` (a :func:`qacamp.io.writing` block) nothing is
+    deleted here: the block removes the files its step wrote before and not
+    this time, by the same rule."""
     from ..io import active
+    from ..io.records import record_of, remove_owned
 
     if not folder.is_dir() or active() is not None:
         return
     for pat in patterns:
         for p in sorted(folder.rglob(pat)):
-            if p.is_file() and p not in keep:
-                p.unlink()
+            found = None if p in keep else record_of(p)
+            if found is not None:
+                remove_owned(p, *found)
 
 
 def each_run(label: str, seed: int, kind: str, runs: Runs, difficulty: np.ndarray,
