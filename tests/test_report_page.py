@@ -368,3 +368,30 @@ def test_page_warnings_list_ingest_warnings_automatic_judgments_and_weak_evidenc
     c_at_1 = rel.split('id="reliability-c_at_1"')[1].split("<h3")[0]
     assert "Too few runs to estimate a required difference in c@1" in c_at_1
     assert "differences of at least" not in c_at_1
+
+
+def test_the_swap_figures_caption_describes_its_mode():
+    """The observed-mode figure plots the error rate against the difference at
+    one subset size: its caption said "against subset size, one colour per
+    bin", the extrapolated figure's."""
+    from qacamp.report.overview import swap_caption
+
+    observed = swap_caption("c_at_1", {"mode": "observed", "observed_at": 250}, "question")
+    assert "at subsets of c = 250 questions against the difference" in observed
+    assert "against subset size" not in observed and "one colour per" not in observed
+    extrapolated = swap_caption("cws", {"mode": "extrapolate"}, "question")
+    assert "against subset size, one colour per 0.01-wide" in extrapolated
+    assert "dashed extrapolated" in extrapolated
+    for caption in (observed, extrapolated):  # the method is said once, in the section
+        assert "fitted by binomial maximum likelihood" not in caption
+        assert "see the note at the head of this section" in caption
+
+
+def test_pan_pages_speak_of_problems_not_question_types():
+    frame = pl.DataFrame({"qtype": ["VERIFICATION"], "n_units": [100], "n_median_zero": [36],
+                          "share": [0.36]})
+    t = T.distributions_table(frame, unit="problem")
+    assert [c.header for c in t.columns][:2] == ["Problem type", "Problems"]
+    assert "question type" not in t.caption and "VERIFICATION problems" not in t.caption
+    assert t.caption.startswith("Problems whose median score") and "per-problem" in t.caption
+    assert t.title == "Problems with a median score of 0"
