@@ -13,7 +13,7 @@ import yaml
 
 from qacamp.cli import main
 from qacamp.io import write_text
-from qacamp.plan import reliability_plan, validate_config
+from qacamp.plan import reliability_plan, report_settings, validate_config
 from qacamp.reliability.analyses import ANALYSES, settings_words
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,8 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
     cfg = cdir / "config.json"
     cfg.write_text(json.dumps({"campaigns": {name: campaign}}))
     plan = reliability_plan(campaign, config)
-    write_text(json.dumps({"campaign": name, "reliability_plan": plan, "shards": 1}),
+    write_text(json.dumps({"campaign": name, "reliability_plan": plan,
+                           "report": report_settings(campaign, config), "shards": 1}),
                cdir / "plan.json")
     _run("ingest", "--config", cfg, "--campaign", name, "--out", cdir / "ingest")
     _run("score", "--ingest", cdir / "ingest", "--out", cdir / "scores")

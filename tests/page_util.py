@@ -78,3 +78,11 @@ def section(page: str, sid: str) -> str:
 def column(table: dict, header: str) -> list[str]:
     i = table["headers"].index(header)
     return [r[i] for r in table["rows"] if len(r) == len(table["headers"])]
+
+
+def numbering(page: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(the contents' entries, the section headings): (number, title) each."""
+    toc = re.findall(r'<li value="(\d+)"><a href="#[^"]+">([^<]+)</a>', page)
+    heads = re.findall(r"<h2>(\d+)\. ([^<]+)</h2>", page)
+    return ([(int(n), html.unescape(t)) for n, t in toc],
+            [(int(n), html.unescape(t)) for n, t in heads])

@@ -252,7 +252,7 @@ def test_frames_of_scores_select_rows_as_the_scores_folder(here):
     tau, _ = qacamp.kendall({"q": rows.filter(scope="question"),
                              "t": rows.filter(scope="topic").with_columns(scope=pl.lit("question"))})
     assert tau.height == 1
-    pairs, _ = qacamp.significance(rows, unit="topic", test="t-test")
+    pairs, _, _ = qacamp.significance(rows, unit="topic", test="t-test")
     assert pairs.height == 1
     msg = api_message(lambda: qacamp.significance(rows.drop("scope"), unit="topic"))
     assert msg.startswith("--unit topic: scores (a frame) has no scope column")

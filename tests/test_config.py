@@ -58,7 +58,7 @@ def test_kind_defaults_are_the_papers_settings():
 def test_significance_block_defaults_and_validation():
     plan = reliability_plan({"kind": "clef-qa", "questions": "q", "runs": "r"})
     assert plan["significance"] == {"test": "tukey-hsd", "correction": None,
-                                    "permutations": 10_000, "alpha": 0.05}
+                                    "permutations": 10_000, "alpha": 0.05, "baseline": None}
     cfg = {"campaigns": {"a": campaign(reliability={"significance": {
         "test": "randomisation", "correction": "bh", "permutations": 2000, "alpha": 0.01}})}}
     validate(cfg, SCHEMA)
@@ -66,7 +66,7 @@ def test_significance_block_defaults_and_validation():
     assert plan["significance"]["correction"] == "bh"
     assert plan["significance"]["permutations"] == 2000
     for bad in ({"test": "wilcoxon"}, {"correction": "sidak"}, {"permutations": 0},
-                {"alpha": 1.5}, {"samples": 10}):
+                {"alpha": 1.5}, {"samples": 10}, {"baseline": ""}, {"baseline": 3}):
         with pytest.raises(ConfigError):
             validate({"campaigns": {"a": campaign(reliability={"significance": bad})}}, SCHEMA)
     demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
@@ -106,7 +106,7 @@ def test_unknown_key_is_rejected_with_its_name():
 def test_unknown_key_run_names_campaign_key_and_allowed_keys():
     msg = one_line_error({"campaigns": {"mine": campaign(run="x.tsv")}})
     assert msg == ("config key 'campaigns.mine': unknown key 'run'. "
-                   "Fix: allowed here: kind, min_coverage, preset, questions, reliability, runs, title"), msg
+                   "Fix: allowed here: kind, min_coverage, preset, questions, reliability, report, runs, title"), msg
 
 
 @pytest.mark.parametrize("mutate, key, words", [
@@ -165,3 +165,24 @@ def test_glob_matching_nothing_names_the_key(tmp_path):
     (tmp_path / "b.txt").write_text("x")
     (tmp_path / "a.txt").write_text("x")
     assert [Path(p).name for p in expand_files("*.txt", tmp_path)] == ["a.txt", "b.txt"]
+
+
+def test_report_run_table_is_validated_and_merged_top_level_then_campaign():
+    from qacamp.plan import report_settings
+
+    top = {"run_table": {"columns": ["utility"], "decimals": 4}}
+    cfg = {"report": top, "campaigns": {"a": campaign(report={"run_table": {
+        "headline": "accuracy"}})}}
+    validate(cfg, SCHEMA)
+    assert report_settings(cfg["campaigns"]["a"], cfg) == {"run_table": {
+        "columns": ["utility"], "decimals": 4, "headline": "accuracy"}}
+    bad = {"campaigns": {"a": campaign(report={"run_table": {"columns": ["c_at_1", "cws"]}})}}
+    with pytest.raises(ConfigError, match=r"campaigns\.a\.report\.run_table\.columns\[1\]': "
+                                          r".*'cws' is not a measure of a clef-qa campaign"):
+        validate(bad, SCHEMA)
+    with pytest.raises(ConfigError, match=r"report\.run_table\.headline"):
+        validate({"report": {"run_table": {"headline": "series_score"}},
+                  "campaigns": {"a": campaign()}}, SCHEMA)
+    for wrong in ({"decimals": 9}, {"width": 3}, {"columns": "c_at_1"}):
+        with pytest.raises(ConfigError):
+            validate({"campaigns": {"a": campaign(report={"run_table": wrong})}}, SCHEMA)

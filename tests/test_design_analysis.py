@@ -21,7 +21,6 @@ from qacamp.errors import ConfigError, InputError, UsageError
 from qacamp.plan import config_schema, reliability_plan
 from qacamp.reliability.analyses import ANALYSES, campaign_files, declared_schema, settings_words
 from qacamp.reliability.builders import from_outcomes
-from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.design import (
     DESIGN_CURVE_SCHEMA,
     DESIGN_SCHEMA,
@@ -38,6 +37,7 @@ from qacamp.reliability.design import (
 from qacamp.reliability.design.analysis import DEFAULT_DIFFERENCE, curve_sizes
 from qacamp.reliability.design.gtheory import COMPONENT_SCHEMA
 from qacamp.reliability.fits import FitSettings, fit_swap
+from qacamp.reliability.matrix import ScoreMatrix
 from qacamp.reliability.swap import swap_counts
 
 WEB = SHARED_DATA / "score-matrices" / "web2004.csv"

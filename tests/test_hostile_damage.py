@@ -377,24 +377,35 @@ def test_verify_names_changed_and_stale_files(demo, damaged_copy):
         assert any(ln.startswith(f"changed: {DEMO_OUT}/{FLIPPED}/{rel} (sha256 ")
                    for ln in lines), (rel, lines[:20])
     edited = f"resources/demo/{EDITED}/gold.xml"
-    stale = [ln for ln in lines if ln.startswith(f"stale: {DEMO_OUT}/{EDITED}/")]
-    named = {ln.split(" ")[1] for ln in stale}
+    # the causes first: the edited input, then what it makes stale, per folder
+    assert lines[0] == f"changed input: {edited} (changed since `qacamp ingest` read it)"
+    block = []
+    for ln in lines[1:]:
+        if not ln.startswith("  stale: "):
+            break
+        block.append(ln.removeprefix("  stale: "))
+    named = {f"{folder}/{name}" for folder, names in (b.split(": ", 1) for b in block)
+             for name in names.split(" (")[0].split(", ")}
     for rel in ("ingest/judgments.parquet", "scores/runs.parquet", "scores/runs.csv",
                 "reliability/swap_c_at_1_summary.parquet", "tables/runs.csv",
                 "figures/stability.png", "report.html"):
-        assert f"{DEMO_OUT}/{EDITED}/{rel}" in named, (rel, stale[:10])
-    assert any(edited in ln and "changed since `qacamp ingest` read it" in ln for ln in stale)
+        assert f"{DEMO_OUT}/{EDITED}/{rel}" in named, (rel, block[:10])
     # nothing of the other campaigns is named (the index and the editions'
     # overview are built from the two) but their DuckDB index: its views name
     # the files where the copy was made from (README: rebuild it after a move)
-    others = [ln for ln in lines if ln.startswith(("changed", "stale", "missing", "unrecorded"))
+    others = [n for n in named if f"/{EDITED}/" not in n and f"{DEMO_OUT}/overview/" not in n
+              and not n.endswith("index.html")]
+    assert others == []
+    causes = [ln for ln in lines if ln.startswith(("changed", "stale", "missing", "unrecorded"))
               and f"/{FLIPPED}/" not in ln and f"/{EDITED}/" not in ln
-              and f"{DEMO_OUT}/overview/" not in ln
+              and f"{DEMO_OUT}/overview/" not in ln and not ln.startswith("changed input: ")
               and not ln.split(" ")[1].endswith("index.html")]
-    assert {ln.split(" ")[1] for ln in others} == {
+    assert {ln.split(" ")[1] for ln in causes} == {
         f"{DEMO_OUT}/{c}/campaign.duckdb" for c in ("trec2002", "pan", "clef2009", "qa4mre2013")}
     assert all(ln.startswith("changed: ") and "(its views or other objects differ" in ln
-               for ln in others), others
+               for ln in causes), causes
+    assert all(ln.startswith(("changed", "missing", "unrecorded", "  stale: ", "qacamp verify:",
+                              "note:")) for ln in lines), lines
 
 
 @pytest.mark.slow
@@ -408,7 +419,12 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
     assert res.returncode == 0, out[-4000:]
     for rel in SCANNED:
         assert f"qacamp: {DEMO_OUT}/{FLIPPED}/{rel} changed since it was written" in out, rel
-    assert f"qacamp: {DEMO_OUT}/{EDITED}/ingest/judgments.parquet is stale" in out
+    # the edited judgments said once, with their cause
+    said = [ln for ln in out.splitlines() if f"{DEMO_OUT}/{EDITED}" in ln
+            and ln.startswith("qacamp: ") and "rebuilds" in ln]
+    assert said == [f"qacamp: {DEMO_OUT}/{EDITED}: resources/demo/{EDITED}/gold.xml changed "
+                    "since `qacamp ingest` read it: this run rebuilds the 11 files of ingest/ "
+                    "built from it and what follows from them"], said
     # the damaged campaign: rebuilt to the clean run's bytes
     assert differing_files(demo / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
     # the edited one: rebuilt from the new judgment, recorded in its manifest

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from matplotlib.text import Text
 from test_reliability_fits import mean_matrix, table2_counts, voorhees_2005_counts
 
 from qacamp.reliability import campaign_level as extras
@@ -26,9 +27,9 @@ def summaries():
 def test_extrapolated_table_names_the_fitting_method():
     (_, ext), _ = summaries()
     t = T.swap_summary_table([ext])
-    assert "a exp(-b c) fitted by binomial maximum likelihood" in t.caption
-    assert "on subset sizes >= 5" in t.caption and "extrapolated to the full collection" in t.caption
-    assert "lower edge of the first difference bin" in t.caption
+    assert "a exp(-b c) fitted by binomial maximum likelihood" in t.full_caption
+    assert "on subset sizes >= 5" in t.full_caption and "extrapolated to the full collection" in t.full_caption
+    assert "lower edge of the first difference bin" in t.full_caption
     assert [c.header for c in t.columns][2] == "Full size"
     row = t.frame.row(0, named=True)
     assert (row["required_difference"], row["size"], row["size_reached"]) == (0.05, 64, 47)
@@ -38,8 +39,8 @@ def test_extrapolated_table_names_the_fitting_method():
 def test_observed_table_says_so_and_footnotes_weak_evidence():
     _, (_, obs) = summaries()
     t = T.swap_summary_table([obs])
-    assert "observed at subsets of c = 250, no extrapolation" in t.caption
-    assert "share of the experiment's comparisons at c" in t.caption
+    assert "observed at subsets of c = 250, no extrapolation" in t.full_caption
+    assert "share of the experiment's comparisons at c" in t.full_caption
     assert [c.header for c in t.columns][2] == "Subset size c"
     assert "Size reaching level" not in [c.header for c in t.columns]
     assert any(n.startswith("Weak evidence (c@1): only 8 runs (28 pairs)") for n in t.notes)
@@ -51,7 +52,7 @@ def test_mixed_modes_get_a_mode_column():
     (_, ext), (_, obs) = summaries()
     t = T.swap_summary_table([ext, obs])
     assert [c.key for c in t.columns][:2] == ["measure", "mode"]
-    assert "Mode extrapolate:" in t.caption and "Mode observed:" in t.caption
+    assert "Mode extrapolate:" in t.full_caption and "Mode observed:" in t.full_caption
 
 
 def test_kendall_table_names_variant_and_tied_pairs():
@@ -83,7 +84,9 @@ def test_letters_table_says_which_criterion():
 
 
 @pytest.mark.parametrize("mode", ["extrapolate", "observed"])
-def test_swap_figure_footnote_and_title(mode):
+def test_swap_figure_title_and_no_method_note(mode):
+    """The figure says what is read in its title; how the curves were fitted is
+    said once, by the page's section and the summary table, not in the figure."""
     counts = voorhees_2005_counts()
     kw = {"mode": "observed", "observed_at": 32} if mode == "observed" else {}
     fits, summary = fit_swap(counts, 64, min_fit_size=5, matrix=mean_matrix(
@@ -91,20 +94,17 @@ def test_swap_figure_footnote_and_title(mode):
     fig = swap_curves_figure(counts, fits, "series_score", 64, unit="series",
                              required_difference=summary["required_difference"][0],
                              summary=summary)
-    foot = " ".join(fig._supxlabel.get_text().split())
+    assert fig._supxlabel is None  # no footnote
+    texts = " ".join(t.get_text() for t in fig.findobj(Text))
+    assert "fitted by binomial maximum likelihood" not in texts and "Weak evidence" not in texts
     # 4 runs: below the weak-evidence threshold, the title says no required
-    # difference is estimated (said once: not again in the footnote)
-    assert "Weak evidence" not in foot
+    # difference is estimated
     title = fig.axes[0].get_title()
     assert "too few runs (4) to estimate a required difference" in title
     assert "needed" not in title
     assert "Swap method, series score:" in title  # the registry's label, not series_score
     if mode == "observed":
-        assert "no extrapolation" in foot
-        assert "error rate by score difference d" in title
-    else:
-        assert "a exp(-b c) fitted by binomial maximum likelihood" in foot
-        assert "on sizes \u2265 5" in foot
+        assert "error rate by score difference d" in title and "at c = 32" in title
 
 
 def test_observed_swap_figure_reads_table_2_at_c():

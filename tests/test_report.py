@@ -195,24 +195,51 @@ def value(runs: pl.DataFrame, run: str, measure: str, js: str = "gold") -> float
 
 def test_nonresponse_run_table_numbers_order_and_blocks():
     runs = qa_runs()
-    t = T.run_table(runs, "qa4mre", "gold")
+    t = T.run_table(runs, "clef-qa", "gold")  # the c@1 paper's Table 3 columns
     df = t.frame
+    assert [c.key for c in t.columns] == ["run", "c_at_1", "accuracy", "n_right", "n_wrong",
+                                          "n_unanswered"]
     for run in QA_COUNTS:
         row = row_of(df, run)
         assert row["c_at_1"] == pytest.approx(value(runs, run, "c_at_1"))
         assert row["accuracy"] == pytest.approx(value(runs, run, "accuracy"))
         r, w, u, _ = QA_COUNTS[run]
         assert (row["n_right"], row["n_wrong"], row["n_unanswered"]) == (r, w, u)
-        assert row["c_at_1@T2"] == pytest.approx(
-            runs.filter((pl.col("run") == run) & (pl.col("scope") == "topic")
-                        & (pl.col("unit") == "T2"))["value"][0])
     # participants first sorted by c@1 descending, then the baselines block
     assert df["block"].to_list() == ["runs"] * 3 + ["baselines"] * 2
     part = df.filter(pl.col("block") == "runs")["c_at_1"].to_list()
     assert part == sorted(part, reverse=True)
     assert df["run"][0] == "team_a%1"
-    # correctly discarded undefined for a run without unanswered questions
-    assert row_of(df, "b&c_run")["correctly_discarded"] is None
+    # QA4MRE: the overview's columns; c@1 per topic is a table of its own
+    qa = T.run_table(runs, "qa4mre", "gold")
+    assert [c.key for c in qa.columns] == ["run", "c_at_1", "accuracy", "n_unanswered",
+                                           "tests_passed"]
+    topics = T.runs_by_unit_table(runs, "gold", "qa4mre", "topic", "c_at_1",
+                                  topic_names={"T2": "Tidal Energy"})
+    assert [c.header for c in topics.columns] == ["Run", "topic T1", "Tidal Energy"]
+    assert topics.frame["run"].to_list() == qa.frame["run"].to_list()
+    for run in QA_COUNTS:
+        assert row_of(topics.frame, run)["topic_T2"] == pytest.approx(
+            runs.filter((pl.col("run") == run) & (pl.col("scope") == "topic")
+                        & (pl.col("unit") == "T2"))["value"][0])
+
+
+def test_the_organizer_chooses_the_run_tables_columns_order_and_decimals():
+    runs = qa_runs()
+    spec = T.RunTableSpec("accuracy", ("utility", "c_at_1", "n_right"), 4)
+    t = T.run_table(runs, "qa4mre", "gold", spec)
+    assert [c.key for c in t.columns] == ["run", "accuracy", "utility", "c_at_1", "n_right"]
+    assert [c.fmt for c in t.columns] == ["text", "f4", "f4", "f4", "int"]
+    part = t.frame.filter(pl.col("block") == "runs")["accuracy"].to_list()
+    assert part == sorted(part, reverse=True) and "sorted by accuracy" in t.caption
+    md, csv = to_markdown(t), to_csv(t)
+    head = next(line for line in md.splitlines() if line.startswith("| Run "))
+    assert head == "| Run | Accuracy | Utility | c@1 | Right |"
+    assert csv.splitlines()[0] == "run,accuracy,utility,c_at_1,n_right"
+    assert "| team_a%1 | 0.5000 | 0.2500 | 0.6250 | 20 |" in md
+    # a chosen measure that was not scored is an error naming it
+    with pytest.raises(InputError, match="type_score"):
+        T.run_table(runs, "qa4mre", "gold", T.RunTableSpec("c_at_1", ("type_score",)))
 
 
 def test_c_at_1_table_reproduces_paper_counts():
@@ -231,25 +258,37 @@ def test_c_at_1_table_reproduces_paper_counts():
     assert t.frame["n"].to_list() == [500] * 4
 
 
-def test_trec_factoid_run_table_pct_correct_from_units():
-    runs, units = trec_frames()
-    t = T.trec_factoid_run_table(runs, "adjudicated", units)
+def test_trec_factoid_run_table_follows_voorhees_table_1():
+    runs, _ = trec_frames()
+    t = T.run_table(runs, "trec-factoid", "adjudicated")
     df = t.frame
+    assert [c.header for c in t.columns] == ["Run", "CWS", "Accuracy", "NIL precision",
+                                             "NIL recall"]
     # sorted by CWS descending, ties by run name
     assert df["run"].to_list() == ["run&two", "run%3", "run_one"]
     for run, (cws, right, nil_ret, nil_ok) in TREC.items():
         row = row_of(df, run)
         assert row["cws"] == pytest.approx(cws)
-        assert row["n_right"] == right and row["n"] == 10
-        assert row["pct_correct"] == pytest.approx(100 * right / 10)
+        assert row["accuracy"] == pytest.approx(right / 10)
         assert row["nil_recall"] == pytest.approx(nil_ok / 2)
         if nil_ret:
             assert row["nil_precision"] == pytest.approx(nil_ok / nil_ret)
     assert row_of(df, "run&two")["nil_precision"] is None
-    assert "run\\&two & 0.750 & 6 & 60.0 & -- & 0.000" in to_latex(t)
+    assert "run\\&two & 0.750 & 0.600 & -- & 0.000" in to_latex(t)
+    assert "(Voorhees 2003, Table 1)" in t.caption and T.runs.NIL_NOTE in t.notes
     # the other judgment set gives other numbers
-    t1 = T.trec_factoid_run_table(runs, "assessor1", units)
-    assert row_of(t1.frame, "run_one")["n_right"] == 6
+    t1 = T.run_table(runs, "trec-factoid", "assessor1")
+    assert row_of(t1.frame, "run_one")["accuracy"] == pytest.approx(0.6)
+
+
+def test_default_run_tables_have_at_most_eight_columns():
+    """run, the headline, the measures of the kind's paper, two letter columns."""
+    from qacamp.kinds import KINDS
+
+    for k in KINDS.values():
+        for columns in (k.run_columns, *[e.run_columns for e in k.editions]):
+            assert 1 + 1 + len(columns) + 2 <= T.MAX_DEFAULT_COLUMNS, k.name
+            assert set(columns) <= set(k.measures), k.name
 
 
 def test_series_run_table():
@@ -266,8 +305,8 @@ def test_series_run_table():
 
 
 def test_missing_measure_is_an_input_error_naming_it():
-    runs = qa_runs().filter(pl.col("measure") != "correctly_discarded")
-    with pytest.raises(InputError, match="correctly_discarded"):
+    runs = qa_runs().filter(pl.col("measure") != "n_wrong")
+    with pytest.raises(InputError, match="n_wrong"):
         T.run_table(runs, "clef-qa", "gold")
 
 
@@ -348,8 +387,8 @@ def test_number_formats_are_fixed():
     assert format_value(58.44, "pct1") == "58.4"
     t = T.c_at_1_table(qa_runs(), "gold")
     csv = to_csv(t).splitlines()
-    assert csv[0] == "block,run,c_at_1,accuracy,n_right,n_wrong,n_unanswered,n"
-    assert csv[1].startswith("runs,team_a%1,0.625000,0.500000,20,10,10,40")
+    assert csv[0] == "run,c_at_1,accuracy,n_right,n_wrong,n_unanswered,n"
+    assert csv[1].startswith("team_a%1,0.625000,0.500000,20,10,10,40")
 
 
 def test_markdown_blocks():
@@ -398,7 +437,7 @@ def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
     assert {"runs.csv", "kendall.csv", "agreement.csv", "equivalence.csv"} <= set(first)
     runs_csv = pl.read_csv(out / "runs.csv")
     assert runs_csv["run"].to_list() == ["run&two", "run%3", "run_one"]
-    assert row_of(runs_csv, "run_one")["pct_correct"] == pytest.approx(70.0)
+    assert row_of(runs_csv, "run_one")["accuracy"] == pytest.approx(0.7)
     kendall = pl.read_csv(out / "kendall.csv").rename({"rankings": "run"})
     assert row_of(kendall, "adjudicated vs assessor1")["tau"] == 0.93
     assert row_of(kendall, "adjudicated vs assessor2")["n_runs"] == 3
@@ -416,7 +455,7 @@ def test_cli_tables_trec_and_rerun_is_byte_identical(tmp_path, capsys):
     out2 = tmp_path / "t2"
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(out2),
             "--judgment-set", "assessor1")
-    assert row_of(pl.read_csv(out2 / "runs.csv"), "run_one")["n_right"] == 6
+    assert row_of(pl.read_csv(out2 / "runs.csv"), "run_one")["accuracy"] == pytest.approx(0.6)
 
 
 def test_cli_missing_expected_file_is_an_error_naming_it(tmp_path, capsys):
@@ -425,15 +464,12 @@ def test_cli_missing_expected_file_is_an_error_naming_it(tmp_path, capsys):
     code = main(["report", "tables", "--campaign-dir", str(cdir), "--out", str(tmp_path / "o")])
     assert code == 2
     assert "stability_cws.parquet" in capsys.readouterr().err
-    (cdir / "scores" / "units.parquet").unlink()
+    (cdir / "reliability" / "swap_cws_fits.parquet").unlink()
     code = main(["report", "figures", "--campaign-dir", str(cdir), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and "units.parquet" in err and "stability_cws.parquet" in err
+    assert code == 2 and "swap_cws_fits.parquet" in err and "stability_cws.parquet" in err
     # optional files (no workflow rule writes them for every campaign) may be absent
     (cdir / "reliability" / "kendall.parquet").unlink()
-    write_parquet(pl.DataFrame({"judgment_set": ["adjudicated"], "run": ["run_one"],
-                                "measure": ["accuracy"], "unit": ["q1"], "value": [1.0]}),
-                  cdir / "scores" / "units.parquet")
     # scores-only report does not need reliability/
     run_cli("report", "tables", "--campaign-dir", str(cdir), "--out", str(tmp_path / "o"),
             "--no-reliability")

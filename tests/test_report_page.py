@@ -27,13 +27,17 @@ from test_report import (
 )
 
 from qacamp.io import write_parquet
-from qacamp.kinds import KINDS
 from qacamp.measures import REGISTRY
 from qacamp.reliability import fit_swap
 from qacamp.report import tables as T
 from qacamp.report.build import build_tables
 from qacamp.report.campaign import Campaign
-from qacamp.report.figures import series_boxplot_figure, stability_figure, swap_curves_figure
+from qacamp.report.figures import (
+    reading_tests_figure,
+    series_boxplot_figure,
+    stability_figure,
+    swap_curves_figure,
+)
 from qacamp.report.markdown import to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,10 +161,34 @@ def test_series_boxplot_names_the_dropped_series():
     assert "Not shown (no series score): series 4 (Other question never judged)" in text
 
 
+def test_reading_tests_legend_fits_the_figure_with_long_topic_names():
+    """QA4MRE 2013's legend was cut at both edges ("Desert Agricultur"): long
+    topic names wrap onto more rows, every entry inside the figure."""
+    names = {"T1": "Urban Beekeeping", "T2": "Tidal Energy and Offshore Wind Farms",
+             "T3": "Folk Music Archives", "T4": "Desert Agriculture"}
+    tests = {f"{k}_{i}": f"T{k}" for k in range(1, 5) for i in (1, 2)}
+    rows = [("gold", run, "c_at_1", scope, unit, 0.1 * k)
+            for k, run in enumerate(["a", "b", "c"])
+            for scope, unit in [*(("test", t) for t in tests), *(("topic", t) for t in names)]]
+    fig = reading_tests_figure(pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row"), "gold",
+                               tests, topic_names=names)
+    fig.canvas.draw()
+    box = fig.bbox
+    legend = fig.legends[0]
+    entries = [t.get_text() for t in legend.get_texts()]
+    assert "topic T2: Tidal Energy and Offshore Wind Farms" in entries
+    renderer = fig.canvas.get_renderer()
+    for t in [legend, *legend.get_texts()]:
+        e = t.get_window_extent(renderer)
+        assert box.x0 <= e.x0 and e.x1 <= box.x1, (t, e, box)
+
+
 # --------------------------------------------------------------------------- tables
 
 def test_correctly_discarded_is_a_dash_where_nothing_was_unanswered_as_documented():
-    t = T.run_table(qa_runs(), "qa4mre", "gold")
+    spec = T.RunTableSpec("c_at_1", ("accuracy", "correctly_discarded", "n_right", "n_wrong",
+                                     "n_unanswered"), 2)
+    t = T.run_table(qa_runs(), "qa4mre", "gold", spec)
     row = t.frame.filter(pl.col("run") == "b&c_run").row(0, named=True)
     assert row["n_unanswered"] == 0 and row["correctly_discarded"] is None
     md = to_markdown(t)  # (& is written as an HTML entity in Markdown: README "Outputs")
@@ -205,7 +233,7 @@ def test_kendall_caption_cites_the_source_of_each_comparison():
     assert "tau_b" in agg.caption and "Tied pairs" in agg.caption
 
 
-def test_pan_run_table_shows_every_pan_measure_sorted_by_overall():
+def test_pan_run_table_shows_the_pan_measures_sorted_by_overall():
     pan = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
     rows = []
     for k, run in enumerate(["a", "b", "c"]):
@@ -213,13 +241,17 @@ def test_pan_run_table_shows_every_pan_measure_sorted_by_overall():
             rows.append(("gold", run, m, "all", "all", 0.5 + 0.1 * ((k + i) % 3)))
         for m, v in (("n_right", 60), ("n_wrong", 30), ("n_unanswered", 10)):
             rows.append(("gold", run, m, "all", "all", float(v)))
-    t = T.run_table(pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row"), "pan", "gold")
-    keys = [c.key for c in t.columns]
-    assert keys[1:7] == [m for m in KINDS["pan"].measures if m in pan]
-    assert [c.header for c in t.columns][1:7] == ["AUC", "c@1", "F0.5u", "F1", "Brier",
-                                                   "Overall"]
+    runs = pl.DataFrame(rows, schema=RUNS_SCHEMA, orient="row")
+    t = T.run_table(runs, "pan", "gold")
+    assert [c.header for c in t.columns] == ["Run", "Overall", "AUC", "c@1", "F0.5u", "F1"]
     overall = t.frame["overall"].to_list()
     assert overall == sorted(overall, reverse=True)
+    assert "Brier" not in t.caption
+    # every PAN measure when the organizer asks for them (config report.run_table)
+    every = T.run_table(runs, "pan", "gold", T.RunTableSpec("overall", pan, 3))
+    assert [c.header for c in every.columns][1:] == ["Overall", "AUC", "c@1", "F0.5u", "F1",
+                                                     "Brier"]
+    assert "Brier is reported as its complement" in every.caption
 
 
 # --------------------------------------------------------------------------- the page
@@ -336,3 +368,30 @@ def test_page_warnings_list_ingest_warnings_automatic_judgments_and_weak_evidenc
     c_at_1 = rel.split('id="reliability-c_at_1"')[1].split("<h3")[0]
     assert "Too few runs to estimate a required difference in c@1" in c_at_1
     assert "differences of at least" not in c_at_1
+
+
+def test_the_swap_figures_caption_describes_its_mode():
+    """The observed-mode figure plots the error rate against the difference at
+    one subset size: its caption said "against subset size, one colour per
+    bin", the extrapolated figure's."""
+    from qacamp.report.overview import swap_caption
+
+    observed = swap_caption("c_at_1", {"mode": "observed", "observed_at": 250}, "question")
+    assert "at subsets of c = 250 questions against the difference" in observed
+    assert "against subset size" not in observed and "one colour per" not in observed
+    extrapolated = swap_caption("cws", {"mode": "extrapolate"}, "question")
+    assert "against subset size, one colour per 0.01-wide" in extrapolated
+    assert "dashed extrapolated" in extrapolated
+    for caption in (observed, extrapolated):  # the method is said once, in the section
+        assert "fitted by binomial maximum likelihood" not in caption
+        assert "see the note at the head of this section" in caption
+
+
+def test_pan_pages_speak_of_problems_not_question_types():
+    frame = pl.DataFrame({"qtype": ["VERIFICATION"], "n_units": [100], "n_median_zero": [36],
+                          "share": [0.36]})
+    t = T.distributions_table(frame, unit="problem")
+    assert [c.header for c in t.columns][:2] == ["Problem type", "Problems"]
+    assert "question type" not in t.caption and "VERIFICATION problems" not in t.caption
+    assert t.caption.startswith("Problems whose median score") and "per-problem" in t.caption
+    assert t.title == "Problems with a median score of 0"

@@ -368,3 +368,93 @@ def test_baseline_must_be_one_of_the_runs():
     with pytest.raises(UsageError, match=r"baseline run 'bm25' is not among the 3 runs "
                                          r"\(r0, r1, r2\): name one of them"):
         baseline_comparison(m, "bm25", "t-test")
+
+
+@needs_data
+def test_baseline_through_the_command_line_equals_scipy_and_holm_on_genomics(tmp_path):
+    """`qacamp reliability significance --baseline RUN`: the t-test of every run
+    against the baseline run on the real Genomics 2004 matrix equals scipy's
+    ttest_rel and statsmodels' Holm correction over those 46 comparisons,
+    written to --baseline-out and, without it, printed as tab-separated text."""
+    import io
+
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+    from workflow_util import qacamp
+
+    csv = MATRICES / "genomics2004.csv"
+    out = tmp_path / "baseline.parquet"
+    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+                 "--baseline", "sys10", "--out", str(tmp_path / "pairs.parquet"),
+                 "--baseline-out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "against the baseline sys10:" in res.stderr
+    got = pl.read_parquet(out)
+    wide = pl.read_csv(csv)
+    base = wide["sys10"].to_numpy()
+    others = [c for c in wide.columns if c not in ("unit", "topic", "sys10")
+              and wide[c].dtype.is_numeric()]
+    assert sorted(got["run"].to_list()) == sorted(others) and len(others) == 46
+    rows = {r["run"]: r for r in got.iter_rows(named=True)}
+    tests = {r: ttest_rel(wide[r].to_numpy(), base) for r in others}
+    p = np.array([tests[r].pvalue for r in others])
+    reject, holm, _, _ = multipletests(p, alpha=0.05, method="holm")
+    for k, r in enumerate(others):
+        assert rows[r]["p_value"] == pytest.approx(p[k], abs=1e-12)
+        assert rows[r]["p_adjusted"] == pytest.approx(holm[k], abs=1e-12)
+        assert rows[r]["significant"] == bool(reject[k])
+        assert rows[r]["diff"] == pytest.approx(wide[r].mean() - base.mean(), abs=1e-12)
+        ci = tests[r].confidence_interval()
+        assert (rows[r]["ci_lower"], rows[r]["ci_upper"]) == pytest.approx((ci.low, ci.high),
+                                                                           abs=1e-9)
+    printed = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+                     "--baseline", "sys10", "--out", str(tmp_path / "pairs2.parquet"))
+    assert printed.returncode == 0, printed.stderr
+    assert pl.read_csv(io.StringIO(printed.stdout), separator="\t").select(
+        "run", "p_adjusted").equals(got.select("run", "p_adjusted"))
+
+
+def test_baseline_counts_in_shards_merge_to_the_one_process_comparison():
+    """The shards of the permutation tests count the comparisons with the
+    baseline too; merged, they give the comparison of one process."""
+    from qacamp.reliability.significance.baseline import baseline_results
+
+    rng = np.random.default_rng(11)
+    m = values_matrix(rng.random((25, 6)) + np.linspace(0, 0.2, 6))
+    for test in ("tukey-hsd", "randomisation"):
+        one = baseline_comparison(m, "r2", test, 300, seed=5)
+        counts = [significance_counts(m, test, 300, 5, shard=i, n_shards=3, baseline="r2")
+                  for i in range(3)]
+        merged = merge_significance(counts)
+        assert baseline_results(merged).equals(one), test
+        pairs, _ = significance_results(merged)
+        assert pairs.equals(significance_test(m, test, 300, 5)[0]), test
+    plain = merge_significance([significance_counts(m, "tukey-hsd", 300, 5)])
+    assert baseline_results(plain).height == 0
+
+
+def test_baseline_kernels_are_the_test_records():
+    """No dispatch by test name: every test's record carries its baseline kernel."""
+    import inspect
+
+    from qacamp.reliability.significance import TESTS
+    from qacamp.reliability.significance import baseline as module
+
+    assert all(callable(t.baseline) for t in TESTS.values())
+    source = inspect.getsource(module)
+    assert all(f'"{t.name}"' not in source for t in TESTS.values())
+
+
+def test_a_baseline_that_is_no_run_is_one_line_naming_the_config_key(tmp_path):
+    from workflow_util import qacamp
+
+    csv = tmp_path / "m.csv"
+    csv.write_text("a,b,c\n0.1,0.5,0.3\n0.2,0.6,0.1\n0.3,0.7,0.4\n")
+    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+                 "--baseline", "bm25", "--out", str(tmp_path / "p.parquet"),
+                 "--baseline-out", str(tmp_path / "b.parquet"),
+                 "--config-prefix", "campaigns.mine.reliability")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "'campaigns.mine.reliability.significance.baseline'" in res.stderr
+    assert "baseline run 'bm25' is not among the 3 runs (a, b, c)" in res.stderr
+    assert not (tmp_path / "p.parquet").exists() and not (tmp_path / "b.parquet").exists()

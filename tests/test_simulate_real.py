@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from paths import SHARED_DATA
@@ -77,12 +78,54 @@ def test_runs_and_judgments_for_the_real_trec_2004_series(tmp_path, capsys):
 
 
 def test_questions_from_is_refused_where_it_has_no_meaning(tmp_path, capsys):
-    assert main(["simulate", "pan", "--questions-from", str(GOLD), "--out",
-                 str(tmp_path)]) == 2
-    assert "--questions-from works for trec-series" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # pan's own options have no --questions-from
+        main(["simulate", "pan", "--questions-from", str(GOLD), "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --questions-from" in capsys.readouterr().err
     assert main(["simulate", "qa4mre", "--questions-from", str(GOLD), "--out", str(tmp_path),
                  "--topics", "3"]) == 2
     assert "the file fixes the campaign's size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,factoid,other", [("trec11questions", 500, 0),
+                                                ("trec12questions", 413, 87)])
+def test_trec_2002_and_2003_question_files_simulate_judged_factoid_runs(tmp_path, capsys, name,
+                                                                         factoid, other):
+    """The real TREC 2002 and 2003 question files: runs answer exactly their
+    factoid questions, and `qacamp eval` scores them (2003: its list and
+    definition questions skipped, as the note says)."""
+    import json
+
+    questions = SHARED_DATA / "trec-qa" / name
+    if not questions.is_file():
+        pytest.skip("needs ../shared/data")
+    assert main(["simulate", "trec-factoid", "--questions-from", str(questions), "--out",
+                 str(tmp_path), "--runs", "3", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    counts = json.loads(out)
+    assert (counts["questions"], counts["other_questions"]) == (factoid, other)
+    assert ("list and definition questions get no runs" in err) == bool(other)
+    assert not (tmp_path / "questions.txt").exists()  # the real file is the campaign's
+    runs = sorted(str(p) for p in (tmp_path / "judged" / "adjudicated").glob("*.txt.gz"))
+    assert len(runs) == 3
+    first = gzip.decompress(Path(runs[0]).read_bytes()).decode().splitlines()
+    from qacamp.readers.trec_questions import read_top_questions
+
+    q = read_top_questions(questions)
+    assert {ln.split()[0] for ln in first} == set(q.filter(q["qtype"] == "FACTOID")["qid"])
+    skip = ["--skip", "list", "--skip", "definition"] if other else []
+    text, _ = run(capsys, "eval", "trec-factoid", "--questions", questions, *skip, *runs,
+                  "-m", "cws")
+    assert len(text.splitlines()) == 1 + 3
+
+
+def test_simulate_help_is_the_kinds_own(capsys):
+    with pytest.raises(SystemExit):
+        main(["simulate", "trec-factoid", "--help"])
+    text = capsys.readouterr().out
+    assert "--judgment-sets" in text and "--questions-from" in text
+    assert "--series" not in text and "--topics" not in text
+    assert "TREC-2002-like factoid campaign" in text
 
 
 @pytest.mark.parametrize("kind", ["qa4mre"])

@@ -64,6 +64,22 @@ def test_a_progress_line_per_finished_step_and_a_summary():
     assert duration(327) == "5 min 27 s" and duration(2.06) == "2.1 s"
 
 
+def test_the_counter_leaves_out_snakemakes_target_rule():
+    """The counter ended at [244/245], then "done: 245 steps": the target rule
+    `all` is no step."""
+    events = [("run_info", {"stats": {"score": 1, "report_index": 1, "all": 1, "total": 3}},
+               20, "Job stats: ...", 1.0)]
+    for k, (rule, t) in enumerate((("score", 2.0), ("report_index", 3.0), ("all", 3.5))):
+        events += [("job_info", {"jobid": k, "rule_name": rule, "wildcards": {},
+                                 "output": [f"results-demo/{rule}.x"]}, 20, "", t - 0.5),
+                   ("job_finished", {"job_id": k}, 20, "", t),
+                   ("progress", {"done": k + 1, "total": 3}, 20, "", t)]
+    events.append((None, {}, logging.INFO, "Complete log(s): /x/a.snakemake.log", 4.0))
+    lines = fed(events)
+    assert lines[:2] == ["[1/2] score (0.5 s)", "[2/2] report_index (0.5 s)"]
+    assert lines[2].startswith("qacamp: done: 2 steps in ")
+
+
 def test_a_failed_step_shows_its_one_line_error_first(tmp_path):
     log = tmp_path / "ingest.log"
     lines = [f"progress {i}" for i in range(20)]
@@ -115,8 +131,9 @@ def test_demo_log_is_a_progress_line_per_step_and_a_summary(demo):
     lines = res.stderr.strip().splitlines()
     steps = [m for m in map(PROGRESS.match, lines) if m]
     total = int(steps[0].group(2))
-    assert len(steps) == total - 1  # every step but Snakemake's target rule `all`
-    assert sorted(int(m.group(1)) for m in steps) == list(range(1, total))
+    # every step, counted without Snakemake's target rule `all`: the last is [N/N]
+    assert len(steps) == total and steps[-1].group(1) == steps[-1].group(2)
+    assert sorted(int(m.group(1)) for m in steps) == list(range(1, total + 1))
     assert len(lines) <= total + 6, lines[:5] + lines[-8:]
     assert not any(ln.startswith(("rule ", "localrule ", "    output:", "Shell command"))
                    for ln in lines)

@@ -39,7 +39,7 @@ PASSED_KEYS = ("preset", "year", "main_questions", "language", "pass_threshold",
 #: an option's name in Python where it differs from the command line's
 PYTHON_NAMES = {"measure": "measures", "q": "per_question", "judgment_code": "judgment_codes"}
 #: options of the command line only (how it prints)
-CLI_ONLY = ("precision",)
+CLI_ONLY = ("precision", "format")
 
 
 def common_options(kind: Kind) -> tuple[EvalOption, ...]:
@@ -68,6 +68,10 @@ def common_options(kind: Kind) -> tuple[EvalOption, ...]:
                             "help": "the campaign's method parameters as its paper set them "
                                     "(campaign key preset; docs/presets.md)"})]
           if presets else []),
+        (("--format",), {"default": "tsv", "choices": ("tsv", "trec"),
+                         "help": "tsv (default): a header line and run, measure, scope, unit, "
+                                 "value rows; trec: trec_eval's measure<TAB>run<TAB>value lines "
+                                 "of the overall scores, no header"}),
         (("--precision",), {"default": "4", "metavar": "DIGITS|full",
                             "help": "decimals printed (default 4); 'full' prints every value "
                                     "exactly as stored (shortest repr that reads back to the "

@@ -12,6 +12,10 @@ c@1 paper, c = 250 of 500) < the campaign's preset (:mod:`qacamp.presets`:
 what its paper used) < the config's top-level ``reliability`` block < the
 campaign's own block.
 
+Report settings (:func:`report_settings`): the config's top-level ``report``
+block < the campaign's own (the run table's headline, columns and decimals);
+the workflow writes them into ``plan.json`` beside the plan.
+
 The config schema is ``workflow/schemas/config.schema.yaml`` with the kinds'
 branches and the analyses' sections added from their records
 (:func:`config_schema`).
@@ -68,6 +72,13 @@ def reliability_plan(campaign: dict, global_cfg: dict | None = None) -> dict:
     return plan
 
 
+def report_settings(campaign: dict, global_cfg: dict | None = None) -> dict:
+    """The campaign's report settings: the config's top-level ``report`` block <
+    the campaign's own (``run_table``: headline, columns, decimals); the report
+    fills what neither sets from the kind (:mod:`qacamp.report`)."""
+    return _merge((global_cfg or {}).get("report") or {}, campaign.get("report"))
+
+
 def configured(campaign: dict, global_cfg: dict | None, section: str, key: str) -> bool:
     """True when the campaign's preset, the config's top-level ``reliability``
     block or the campaign's own block sets ``reliability.<section>.<key>``
@@ -94,7 +105,8 @@ def config_schema(schema_path: str | Path) -> dict:
     campaign["properties"]["kind"] = {"enum": list(KINDS)}
     campaign["allOf"] = []
     for k in KINDS.values():
-        properties = {"kind": {}, "title": {}, "reliability": {}, **k.schema["properties"]}
+        properties = {"kind": {}, "title": {}, "reliability": {}, "report": {},
+                      **k.schema["properties"]}
         if "preset" in properties:
             properties["preset"] = {**properties["preset"], "enum": [
                 p.name for p in PRESETS.values() if k.name in p.kinds]}
@@ -121,10 +133,24 @@ def validate_config(config: dict, schema_path: str | Path) -> None:
     if error is not None:
         raise error
     for name, campaign in config["campaigns"].items():
-        _check_campaign(name, campaign, config.get("reliability") or {})
+        _check_campaign(name, campaign, config.get("reliability") or {},
+                        config.get("report") or {})
 
 
-def _check_campaign(name: str, campaign: dict, top: dict) -> None:
+def _check_run_table(name: str, campaign: dict, top: dict, valid) -> None:
+    """``report.run_table``'s measures are measures of the campaign's kind."""
+    own = (campaign.get("report") or {}).get("run_table") or {}
+    for key in ("headline", "columns"):
+        where = f"campaigns.{name}.report.run_table" if key in own else "report.run_table"
+        value = own.get(key, (top.get("run_table") or {}).get(key))
+        for i, m in enumerate([value] if key == "headline" else (value or [])):
+            if m is not None and valid and m not in valid:
+                at = f"{where}.{key}" + ("" if key == "headline" else f"[{i}]")
+                raise ConfigError(at, f"{short(m)} is not a measure of a {campaign['kind']} "
+                                  f"campaign ({name})", "use one of " + ", ".join(valid))
+
+
+def _check_campaign(name: str, campaign: dict, top: dict, top_report: dict) -> None:
     prefix = f"campaigns.{name}"
     kind = campaign["kind"]
     preset = preset_settings(campaign, key=f"{prefix}.preset")
@@ -138,6 +164,7 @@ def _check_campaign(name: str, campaign: dict, top: dict) -> None:
         raise ConfigError(f"{prefix}.primary", f"{short(campaign['primary'])} is not one of "
                           "the judgment sets", "name one of: " + ", ".join(sorted(sets)))
     valid = KINDS.lookup(kind).measures  # score-matrix: any name (the schema's pattern)
+    _check_run_table(name, campaign, top_report, valid)
     own = (campaign.get("reliability") or {}).get("measures")
     key, measures = (f"{prefix}.reliability.measures", own) if own else \
         ("reliability.measures", top.get("measures") or [])
@@ -179,5 +206,6 @@ def _check_grids(name: str, campaign: dict, top: dict) -> None:
                               ) from None
 
 
-__all__ = ["SEED", "GLOBAL_DEFAULTS", "global_defaults", "reliability_plan", "configured",
+__all__ = ["SEED", "GLOBAL_DEFAULTS", "global_defaults", "reliability_plan", "report_settings",
+           "configured",
            "config_schema", "validate_config"]

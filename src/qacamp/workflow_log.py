@@ -93,6 +93,10 @@ class _Job:
     logs: list[str]
 
 
+#: Snakemake's target rule of the Snakefile: it runs nothing
+TARGET_RULE = "all"
+
+
 @dataclass
 class ProgressLog:
     """Turns Snakemake's log records into the lines above (``write`` takes one
@@ -104,6 +108,10 @@ class ProgressLog:
     jobs: dict[int, _Job] = field(default_factory=dict)
     done: int = 0
     total: int = 0
+    #: Snakemake's target rule ``all`` (no step: it only names the files), left
+    #: out of the counts: its jobs in the plan, and those finished
+    targets: int = 0
+    targets_done: int = 0
     finished: list[int] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
@@ -141,21 +149,33 @@ class ProgressLog:
             self.outputs += job.outputs
         self.finished.append(int(f.get("job_id", -1)))
 
+    @property
+    def steps_done(self) -> int:
+        return self.done - self.targets_done
+
+    @property
+    def steps(self) -> int:
+        return self.total - self.targets
+
     def _on_progress(self, f: dict, now: float, _msg: str) -> None:
         self.done, self.total = int(f.get("done", 0)), int(f.get("total", 0))
         while self.finished:
             jobid = self.finished.pop(0)
             job = self.jobs.get(jobid)
-            if job is None or job.label == "all":
+            if job is not None and job.label == TARGET_RULE:
+                self.targets_done += 1
+            if job is None or job.label == TARGET_RULE:
                 continue
-            self.write(f"[{self.done}/{self.total}] {job.label} ({duration(now - job.start)})")
+            self.write(f"[{self.steps_done}/{self.steps}] {job.label} "
+                       f"({duration(now - job.start)})")
 
     def _on_job_error(self, f: dict, now: float, msg: str) -> None:
         job = self.jobs.get(int(f.get("jobid", -1)))
         label = job.label if job else str(f.get("rule_name", "step"))
         logs = list(f.get("log") or (job.logs if job else []))
         self.failed.append(label)
-        where = f"[{self.done + len(self.failed)}/{self.total}]" if self.total else "[-]"
+        where = (f"[{self.steps_done + len(self.failed)}/{self.steps}]" if self.total
+                 else "[-]")
         self.write(f"{where} FAILED {label}: "
                    f"{error_line(logs, fallback=str(f.get('rule_msg') or msg or 'failed'))}")
         if logs:
@@ -171,6 +191,7 @@ class ProgressLog:
         self.planned = True
         if isinstance(stats, dict) and isinstance(stats.get("total"), int):
             self.total = self.total or int(stats["total"])
+            self.targets = int(stats.get(TARGET_RULE) or 0)
         if self.dryrun and msg:
             self.write(msg)
 
@@ -198,10 +219,11 @@ class ProgressLog:
             out.append("qacamp: dry run stopped before any step was planned (the lines above "
                        "say why): fix the cause and type the same command again")
         elif self.dryrun:
-            out.append(f"qacamp: dry run: {self.total or len(self.jobs)} steps would run")
+            out.append(f"qacamp: dry run: {self.steps or len(self.jobs)} steps would run")
         elif self.failed:
             out.append(f"qacamp: stopped: {len(self.failed)} step(s) failed "
-                       f"({', '.join(self.failed)}); {self.done} of {self.total} steps done. "
+                       f"({', '.join(self.failed)}); {self.steps_done} of {self.steps} steps "
+                       "done. "
                        "Fix the cause and type the same command again: finished steps are "
                        "kept.")
         elif self.nothing_to_do and not self.outputs:
@@ -210,7 +232,8 @@ class ProgressLog:
             pass  # no step ran (--report, --unlock ...): Snakemake's own lines said it
         else:
             files = [p for p in self.outputs if not Path(p).name.startswith(".")]
-            out.append(f"qacamp: done: {self.done} steps in {took}; {self._where(files)}")
+            out.append(f"qacamp: done: {self.steps_done} steps in {took}; "
+                       f"{self._where(files)}")
             pages = self._pages(files)
             if pages:
                 out.append(f"qacamp: open {pages}")

@@ -13,9 +13,10 @@ import sys
 
 from qacamp.config import raw_files
 from qacamp.kinds import KINDS
-from qacamp.plan import configured, reliability_plan, validate_config
+from qacamp.plan import configured, reliability_plan, report_settings, validate_config
 from qacamp.configfile import read_config_file
 from qacamp.errors import BusyError, ConfigError, InputError, QacampError
+from qacamp.findings import preparation_lines
 from qacamp.io import prepare_outdir, write_text, writing
 from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
 
@@ -143,8 +144,10 @@ def config_file_content(wildcards):
 
 def plan_file_content(wildcards):
     """``<outdir>/<campaign>/plan.json``: the campaign's resolved reliability plan
-    (kind defaults < top level < campaign block) and the shard count."""
+    (kind defaults < top level < campaign block), its report settings (top
+    level < campaign block) and the shard count."""
     doc = {"campaign": wildcards.campaign, "reliability_plan": plan(wildcards.campaign),
+           "report": report_settings(campaign_cfg(wildcards.campaign), config),
            "shards": SHARDS}
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
@@ -244,7 +247,9 @@ def _outputs():
 if workflow.is_main_process:
     try:
         _paths, _folders = _outputs()
-        for _line in prepare_outdir(OUT, _paths, _folders, dry_run=_dry_run()):
+        # said once per campaign and cause (qacamp.findings.preparation_lines)
+        for _line in preparation_lines(prepare_outdir(OUT, _paths, _folders,
+                                                      dry_run=_dry_run()), OUT):
             print(f"qacamp: {_line}", file=sys.stderr)
     except BusyError as exc:
         print(f"qacamp: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from ..errors import QacampError
@@ -44,6 +45,29 @@ HELP = {
 SUBCOMMANDS = tuple(HELP)
 
 
+_RST_LITERAL = re.compile(r"``([^`]*)``")
+_RST_ROLE = re.compile(r":(?:mod|func|class|meth|attr|data|exc):`~?([^`]*)`")
+
+
+def plain(text: str) -> str:
+    """Help text as a terminal shows it: the docstrings' reStructuredText
+    literals (````qacamp ingest````) and roles (``:mod:`qacamp.runner```) as
+    their plain words."""
+    return _RST_ROLE.sub(r"\1", _RST_LITERAL.sub(r"\1", text))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose help and usage are :func:`plain` text; every
+    subcommand's parser is one too (``add_subparsers`` makes its parsers of
+    the parent's class)."""
+
+    def format_help(self) -> str:
+        return plain(super().format_help())
+
+    def format_usage(self) -> str:
+        return plain(super().format_usage())
+
+
 def _command(argv: list[str]) -> str | None:
     """The subcommand named on the command line (the first word that is not an option)."""
     for word in argv:
@@ -55,7 +79,7 @@ def _command(argv: list[str]) -> str | None:
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the named subcommand's module is imported
     and registered (the others get a placeholder with their help line)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="qacamp",
         description="Re-run a question-answering evaluation campaign: ingest, score, "
         "reliability analyses, paper tables and figures.",

@@ -121,6 +121,9 @@ def run(args) -> int:
     from .ingest import print_warnings
 
     fmt = _formatter(args.precision)
+    if args.format == "trec" and args.q:
+        raise UsageError("--format trec prints the overall scores (trec_eval's lines); the "
+                         "per-unit rows of -q come in the default format: drop one of them")
     _check_runs(args)
     if args.measure:
         check_measures(KINDS[args.kind], args.measure)
@@ -133,6 +136,11 @@ def run(args) -> int:
               "mean of per-question values): only their overall and per-group rows are "
               "printed", file=sys.stderr)
     out = sys.stdout
+    if args.format == "trec":
+        for run_, measure, scope, _, value in result.rows.iter_rows():
+            if scope == "all":
+                out.write(f"{measure}\t{run_}\t{fmt(measure, value)}\n")
+        return 0
     out.write("run\tmeasure\tscope\tunit\tvalue\n")
     for run_, measure, scope, unit, value in result.rows.iter_rows():
         out.write(f"{run_}\t{measure}\t{scope}\t{unit}\t{fmt(measure, value)}\n")

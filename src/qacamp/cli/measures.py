@@ -1,4 +1,4 @@
-"""`qacamp measures`: print the measure registry (or write docs/measures.md)."""
+"""`qacamp measures`: print the measure registry (or as Markdown: docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from . import HELP
 def register(sub):
     p = sub.add_parser("measures", help=HELP["measures"],
                        description="Print the measure registry as a tab-separated table.")
-    p.add_argument("--markdown", nargs="?", const="docs/measures.md", default=None,
-                   metavar="PATH", help="write the registry as Markdown to PATH "
-                   "(default docs/measures.md; '-' for stdout)")
+    p.add_argument("--markdown", nargs="?", const="-", default=None,
+                   metavar="PATH", help="the registry as Markdown: on stdout, or written to PATH "
+                   "(docs/measures.md is `qacamp measures --markdown docs/measures.md`)")
     p.set_defaults(func=run)
 
 

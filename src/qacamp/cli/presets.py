@@ -1,4 +1,4 @@
-"""`qacamp presets`: list the campaign presets (or write docs/presets.md)."""
+"""`qacamp presets`: list the campaign presets (or as Markdown: docs/presets.md)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ def register(sub):
     p = sub.add_parser("presets", help=HELP["presets"],
                        description="Print every preset setting with the sentence of its "
                                    "source that supports it, or 'project choice: reason'.")
-    p.add_argument("--markdown", nargs="?", const="docs/presets.md", default=None,
-                   metavar="PATH", help="write the presets as Markdown to PATH "
-                   "(default docs/presets.md; '-' for stdout)")
+    p.add_argument("--markdown", nargs="?", const="-", default=None,
+                   metavar="PATH", help="the presets as Markdown: on stdout, or written to PATH "
+                   "(docs/presets.md is `qacamp presets --markdown docs/presets.md`)")
     p.set_defaults(func=run)
 
 

@@ -69,11 +69,32 @@ def run(args) -> int:
     return 0
 
 
+def merge_outputs() -> dict[str, list[Analysis]]:
+    """Output option dest -> the merged analyses that write it (besides ``out``):
+    ``merge`` offers each once."""
+    out: dict[str, list[Analysis]] = {}
+    for a in merged_analyses():
+        for o in a.outputs:
+            if o.dest != "out":
+                out.setdefault(o.dest, []).append(a)
+    return out
+
+
 def run_merge(args) -> int:
     """``merge --kind ANALYSIS OUT SHARD...``: the shards' counts summed (checked
     complete and consistent by the analysis's merge), then its results."""
+    from ..errors import UsageError
+
     analysis = ANALYSES[args.kind]
-    with writing("qacamp reliability merge", files=[args.out, args.summary],
+    extra = []
+    for dest, owners in merge_outputs().items():
+        value = getattr(args, dest, None)
+        if value is not None and analysis not in owners:
+            flag = owners[0].option(dest).flags[0]
+            raise UsageError(f"merge --kind {analysis.name} writes no {flag} file (only "
+                             f"{', '.join(a.name for a in owners)}): drop {flag}")
+        extra.append(value)
+    with writing("qacamp reliability merge", files=[args.out, *extra],
                  inputs=args.inputs, force=args.force):
         result = analysis.merge(args.inputs, shard_frames(analysis, args.inputs), args)
         _finish(analysis, result, args)
@@ -99,8 +120,10 @@ def register(sub) -> None:
     s.add_argument("--kind", required=True, choices=[a.name for a in merged_analyses()],
                    help="which analysis the shard files hold")
     s.add_argument("--counts", action="store_true", help="keep merged counts (stability/bootstrap)")
-    s.add_argument("--summary", default=None,
-                   help="bootstrap, significance: also write the summary here")
+    for dest, owners in merge_outputs().items():
+        o = owners[0].option(dest)
+        s.add_argument(*o.flags, default=None, metavar=o.metavar,
+                       help=f"{', '.join(a.name for a in owners)}: {o.help}")
     s.add_argument("out", help="merged result (Parquet)")
     s.add_argument("inputs", nargs="+", help="shard files (Parquet)")
     add_force_option(s)

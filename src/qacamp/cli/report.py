@@ -11,7 +11,8 @@ overview page and the index over the campaigns.
 
 What each writes and which files a campaign needs: :mod:`qacamp.report.build`,
 :mod:`qacamp.report.campaign`, :mod:`qacamp.report.page`.  Tables are written
-as ``<name>.tex`` (booktabs), ``.md`` and ``.csv``; figures as ``<name>.png``
+as ``<name>.tex`` (booktabs), ``.md`` and ``.csv`` (the comparison tables with
+superscripts also as ``.html``); figures as ``<name>.png``
 and ``.svg``; the pages as single self-contained HTML files (figures
 embedded, no network, readable without JavaScript).  The paths written are
 printed, sorted, one per line; a rerun gives byte-identical files.
@@ -33,12 +34,18 @@ def _print(paths: list[Path]) -> None:
 
 
 def cmd_tables(args: argparse.Namespace) -> list[Path]:
-    from ..report.build import build_tables, latex_label_prefix, write_tables
+    from ..report.build import (
+        build_tables,
+        build_texts,
+        latex_label_prefix,
+        write_tables,
+        write_texts,
+    )
     from ..report.campaign import Campaign
 
     c = Campaign(args.campaign_dir, args.judgment_set, args.measure, not args.no_reliability)
     return write_tables(list(build_tables(c).values()), Path(args.out),
-                        latex_label_prefix(c.name))
+                        latex_label_prefix(c.name)) + write_texts(build_texts(c), Path(args.out))
 
 
 def cmd_figures(args: argparse.Namespace) -> list[Path]:

@@ -4,13 +4,16 @@ Every file qacamp wrote under OUTDIR (a config's outdir, or one campaign's
 folder) is hashed and compared with the record its step left
 (``.qacamp-output/``), every input of every step with the hash the step read,
 and every ``manifest.json`` with the intermediates it lists; a file in
-qacamp's folders without a record is named too (logs are not counted).  One
-line per problem on stdout::
+qacamp's folders without a record is named too (logs are not counted).  The
+causes first, each followed by the files it makes stale, one line per folder,
+on stdout (:func:`qacamp.findings.verify_lines`)::
 
+    changed input: data/judged/run1.txt (changed since `qacamp ingest` read it)
+      stale: results/c/ingest: judgments.parquet, questions.parquet, ... (11 files)
+      stale: results/c/scores: runs.csv, runs.parquet, ... (5 files)
     changed: results/c/ingest/judgments.parquet (sha256 ... written by `qacamp ingest`, ... now)
     missing: results/c/scores/runs.csv (written by `qacamp score`)
-    unrecorded: results/c/scores/runs.parquet (qacamp did not write it, or its record was removed)
-    stale: results/c/scores/runs.parquet (built from results/c/ingest/judgments.parquet, ...)
+    unrecorded: results/c/scores/extra.parquet (qacamp did not write it, or its record was removed)
 
 then a summary line.  Exit code 0 when everything matches, 1 when something
 changed, is missing, unrecorded or stale (rerun the workflow's command: it
@@ -37,6 +40,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
+    from ..findings import verify_lines
     from ..io import verify_tree
 
     report = verify_tree(args.outdir)
@@ -45,7 +49,7 @@ def run(args) -> int:
                          "results folder, or written by a qacamp without records)",
                          "give the outdir of a workflow run; rerun the workflow to record "
                          "its files")
-    for line in report.lines():
+    for line in verify_lines(report.findings):
         print(line)
     if report.inputs_not_found:
         first = report.inputs_not_found[0]

@@ -23,6 +23,8 @@ KIND = Kind(
     nonresponse=True,
     score_decimals=2,
     run_table="nonresponse",
+    # the c@1 paper's Table 3: c@1 and accuracy with the counts they come from
+    run_columns=("accuracy", "n_right", "n_wrong", "n_unanswered"),
     breakdown_measure="c_at_1",
     simulator="clef",
     eval_help="CLEF QA (ResPubliQA-style TSV): --questions Q.tsv RUN.tsv...",

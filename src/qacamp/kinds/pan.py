@@ -26,6 +26,8 @@ KIND = Kind(
     nonresponse=True,
     unit_name="problem",
     run_table="pan",
+    # the PAN overviews' measures (Brier, from 2021, in runs.csv of the scores)
+    run_columns=("auc", "c_at_1", "f_05_u", "f1"),
     breakdown_measure="c_at_1",
     unused_columns=("docid",),
     simulator="pan",

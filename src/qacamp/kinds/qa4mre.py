@@ -33,6 +33,8 @@ KIND = Kind(
     editions_table=True,
     score_decimals=2,
     run_table="nonresponse",
+    # the QA4MRE overview: c@1, accuracy, unanswered questions, reading tests passed
+    run_columns=("accuracy", "n_unanswered", "tests_passed"),
     breakdown_measure="c_at_1",
     figures=("reading_tests",),
     simulator="qa4mre",

@@ -17,7 +17,9 @@ class Edition:
     title: str  # the kind as the pages name it: "TREC 2003 question answering ..."
     headline: str  # the measure the pages are headed, ranked and titled by
     label: str  # how the pages name it: "final score"
-    run_table: str  # the report's run-table builder
+    run_table: str  # the report's run table: its captions, headers and notes
+    #: the run table's measures after the headline (those of the edition's paper)
+    run_columns: tuple[str, ...] = ()
     presets: tuple[str, ...] = ()
     qtypes: tuple[str, ...] = ()
     #: campaign keys the edition's rules set when the campaign does not: applied
@@ -85,8 +87,11 @@ class Kind:
     #: what a unit is called on the pages (PAN: problem)
     unit_name: str = "question"
     score_decimals: int = 3
-    #: report: the run-table builder and the measure broken down per unit
+    #: report: the run table (its captions, headers and notes) and its measures
+    #: after the headline, those the campaign's paper reports (the organizer's
+    #: config ``report.run_table`` chooses others); the measure broken down per unit
     run_table: str = "generic"
+    run_columns: tuple[str, ...] = ()
     breakdown_measure: str = "accuracy"
     figures: tuple[str, ...] = ()
     #: campaign-level Kendall tau between these rankings of the primary set

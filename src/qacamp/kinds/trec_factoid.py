@@ -20,8 +20,8 @@ KIND = Kind(
     headline="cws",
     editions=(Edition("TREC 2003", "TREC 2003 question answering: factoid, list and definition "
                       "questions, ranked by the final score (Voorhees 2005)", "type_score",
-                      "final score", "final_score", presets=("trec2003",),
-                      qtypes=("DEFINITION",), defaults={"beta": 5},
+                      "final score", "final_score", ("accuracy", "list_f", "other_f"),
+                      presets=("trec2003",), qtypes=("DEFINITION",), defaults={"beta": 5},
                       why="TREC 2003 scored definition questions by the nugget F with beta 5 "
                           "(from 2004 on, 3; docs/semantics.md, \"Year rules\")"),),
     measures=("accuracy", "cws", "mrr", "mrr_lenient", "accuracy_lenient", "accuracy_local",
@@ -43,8 +43,11 @@ KIND = Kind(
     scoring_keys=("beta", "max_rank"),
     pattern_keys=("patterns",),
     run_table="trec_factoid",
+    # Voorhees 2003, Table 1: CWS, correct answers, NIL precision and recall
+    run_columns=("accuracy", "nil_precision", "nil_recall"),
     breakdown_measure="accuracy",
     simulator="trec_factoid",
+    simulate_questions="a TREC <top> question file",
     eval_help="TREC 2002-2003 factoid: --questions Q JUDGED_RUN... (2003 definitions: "
               "--nuggets N --definition D... --definition-nuggets D2...)",
     eval_options=(

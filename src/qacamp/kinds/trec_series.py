@@ -34,6 +34,8 @@ KIND = Kind(
     pattern_keys=("patterns_factoid", "patterns_list"),
     series=True,
     run_table="series",
+    # Voorhees 2005: the per-series score and its components
+    run_columns=("accuracy", "list_f", "other_f"),
     breakdown_measure="series_score",
     figures=("series",),
     kendall_pairs=(("series_score", "type_score"),),

@@ -3,10 +3,10 @@ writing them (tables as ``<name>.tex`` (booktabs), ``.md`` and ``.csv``;
 figures as ``<name>.png`` and ``.svg``; every file written atomically, a
 rerun gives byte-identical files).
 
-Tables: the run table of the kind (for the abstaining kinds with c@1 and
-accuracy side by side, the c@1 paper's Table 3 folded in) with the letters of
-runs that cannot be told apart; breakdowns per question type and per topic
-when there are at least two such units; per measure of the reliability plan
+Tables: the run table (the organizer's columns, config ``report.run_table``,
+or those of the kind's paper) with the letters of runs that cannot be told
+apart; breakdowns per question type and per topic when there are at least
+two such units, and every run's score per topic (QA4MRE); per measure of the reliability plan
 the swap summary, bootstrap, the significance test, the runs each run cannot
 be told apart from (letters) and the agreement of the three analyses; Kendall
 tau; assessor agreement only when several
@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..io import write_text
-from .campaign import AGREEMENT_FILE, KENDALL_FILE, UNITS_TABLES, Campaign, read_parquet
+from .campaign import AGREEMENT_FILE, KENDALL_FILE, Campaign, read_parquet
 from .sections import SECTIONS
 from .tables import (
     Table,
@@ -31,6 +31,7 @@ from .tables import (
     distributions_table,
     kendall_table,
     run_table,
+    runs_by_unit_table,
     score_format,
     swap_summary_table,
 )
@@ -60,6 +61,11 @@ def build_tables(c: Campaign) -> dict[str, Table]:
                                   what=c.path("scores", "runs.parquet"), topic_names=names)
         if table.frame.height >= 2:
             out.append(table)
+    per_topic = runs_by_unit_table(c.runs, c.judgment_set, c.kind, "topic",
+                                   c.spec.breakdown_measure, c.path("scores", "runs.parquet"),
+                                   names, c.run_spec.decimals)
+    if len(per_topic.columns) >= 3:  # two topics or more
+        out.append(per_topic)
     if c.measures:
         out.append(swap_summary_table([c.rel(f"swap_{m}_summary.parquet") for m in c.measures],
                                         what=c.rel_path("swap_<measure>_summary.parquet"),
@@ -91,18 +97,34 @@ def build_tables(c: Campaign) -> dict[str, Table]:
 
 
 def campaign_run_table(c: Campaign) -> Table:
-    """The campaign's run table: the kind's columns, every measure with a
-    reliability analysis, the gold's topic names, a score matrix's units."""
-    return run_table(c.runs, c.kind, c.judgment_set,
-                       units=c.units() if c.run_table in UNITS_TABLES else None,
-                       what=c.path("scores", "runs.parquet"), measures=c.measures,
-                       topic_names=c.topic_names(), n_units=c.n_units(), unit=c.unit,
-                       table=c.run_table)
+    """The campaign's run table: the organizer's or the kind's columns
+    (:attr:`.campaign.Campaign.run_spec`), a score matrix's units."""
+    return run_table(c.runs, c.kind, c.judgment_set, c.run_spec,
+                     what=c.path("scores", "runs.parquet"), n_units=c.n_units(), unit=c.unit,
+                     table=c.run_table)
 
 
 def latex_label_prefix(name: str) -> str:
     """``tab:<campaign>-``: LaTeX labels unique across the campaigns of a paper."""
     return f"tab:{name}-"
+
+
+def build_texts(c: Campaign) -> dict[str, str]:
+    """file name -> text of the sections' other tables (the comparison tables
+    with superscripts: :attr:`.sections.Section.texts`)."""
+    out: dict[str, str] = {}
+    if c.reliability:
+        for s in SECTIONS.values():
+            out.update(s.texts(c))
+    return out
+
+
+def write_texts(texts: dict[str, str], out_dir: Path) -> list[Path]:
+    written = []
+    for name, text in sorted(texts.items()):
+        write_text(text, out_dir / name)
+        written.append(out_dir / name)
+    return written
 
 
 def write_tables(tables: list[Table], out_dir: Path, label_prefix: str = "tab:") -> list[Path]:
@@ -199,6 +221,7 @@ def build_editions(campaign_dirs: list, judgment_set: str | None = None,
                           measure=measure)
 
 
-__all__ = ["build_editions", "build_tables", "campaign_run_table", "latex_label_prefix",
+__all__ = ["build_editions", "build_tables", "build_texts", "write_texts",
+           "campaign_run_table", "latex_label_prefix",
            "write_tables", "build_figures", "write_figures", "has_agreement",
            "BREAKDOWN_SCOPES"]

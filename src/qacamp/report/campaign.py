@@ -70,6 +70,17 @@ def read_parquet(path: Path) -> pl.DataFrame:
     return read_pipeline_parquet(path, schema=declared_schema(path), strict=False)
 
 
+def report_settings(campaign_dir: Path) -> dict:
+    """The campaign's report settings (config ``report``) from ``plan.json``,
+    empty when it has none: the kind's defaults apply."""
+    path = campaign_dir / "plan.json"
+    if path.is_file():
+        settings = read_json(path, "plan.json").get("report")
+        if isinstance(settings, dict):
+            return settings
+    return {}
+
+
 def campaign_plan(campaign: dict, campaign_dir: Path) -> dict:
     """The resolved reliability plan: ``plan.json`` written by the workflow when
     present (it includes the config's top-level settings), else the plan of
@@ -97,16 +108,10 @@ def plan_measures(plan: dict, campaign_dir: Path, override: list[str] | None) ->
     return measures + [m for m in found if m not in measures]
 
 
-#: run tables that count each run's questions in ``scores/units.parquet``
-UNITS_TABLES = ("trec_factoid",)
-
-
-def expected_files(run_table: str, measures: list[str], reliability: bool = True) -> list[str]:
+def expected_files(measures: list[str], reliability: bool = True) -> list[str]:
     """Paths (relative to the campaign directory) the report needs for a
-    campaign whose run table is ``run_table``."""
+    campaign with reliability analyses of ``measures``."""
     out = ["ingest/campaign.json", "scores/runs.parquet"]
-    if run_table in UNITS_TABLES:
-        out.append("scores/units.parquet")
     if reliability:
         for m in measures:
             out += [f"reliability/swap_{m}.parquet", f"reliability/swap_{m}_fits.parquet",
@@ -155,7 +160,8 @@ class Campaign:
         self.reliability = reliability
         self.plan = campaign_plan(self.meta, self.dir)
         self.measures = plan_measures(self.plan, self.dir, measures) if reliability else []
-        missing = [p for p in expected_files(self.run_table, self.measures, reliability)
+        self.settings = report_settings(self.dir)
+        missing = [p for p in expected_files(self.measures, reliability)
                    if not (self.dir / p).is_file()]
         if missing:
             raise InputError(self.dir / missing[0], None,
@@ -183,10 +189,18 @@ class Campaign:
         return self.rules.title if self.rules else self.spec.title
 
     @property
+    def chosen(self) -> dict:
+        """The organizer's run table (config ``report.run_table``), empty if none."""
+        return dict(self.settings.get("run_table") or {})
+
+    @property
     def headline(self) -> str:
-        """The measure the pages are headed and ranked by: the edition's (TREC
-        2003: the final score), the kind's (CWS, series score, c@1, PAN's
-        overall), a score matrix's own ``measure`` (``ap``)."""
+        """The measure the pages are headed and ranked by: the organizer's
+        (``report.run_table.headline``), else the edition's (TREC 2003: the
+        final score), the kind's (CWS, series score, c@1, PAN's overall), a
+        score matrix's own ``measure`` (``ap``)."""
+        if self.chosen.get("headline"):
+            return str(self.chosen["headline"])
         if self.rules:
             return self.rules.headline
         return self.spec.headline or self.measure_name or (self.measures[0] if self.measures
@@ -194,11 +208,30 @@ class Campaign:
 
     @property
     def headline_label(self) -> str:
-        return self.rules.label if self.rules else label(self.headline)
+        if self.rules and not self.chosen.get("headline"):
+            return self.rules.label
+        return label(self.headline)
+
+    @property
+    def run_spec(self):
+        """What the run table shows (:class:`~.tables.RunTableSpec`): the
+        organizer's headline, columns and decimals where the config gives
+        them, else the edition's or the kind's."""
+        from .tables import RunTableSpec, score_decimals
+        from .tables.runs import skippable_measures
+
+        chosen = self.chosen
+        default = self.rules.run_columns if self.rules else self.spec.run_columns
+        columns = chosen.get("columns")
+        decimals = chosen.get("decimals")
+        return RunTableSpec(self.headline, tuple(default if columns is None else columns),
+                            score_decimals(self.kind) if decimals is None else int(decimals),
+                            skippable_measures(self.kind) if columns is None else ())
 
     @property
     def run_table(self) -> str:
-        """The report's run-table builder of this campaign (the edition's or the kind's)."""
+        """The kind of run table of this campaign (the edition's or the kind's):
+        its captions, headers and notes."""
         return self.rules.run_table if self.rules else self.spec.run_table
 
     @property
@@ -329,4 +362,5 @@ class Campaign:
 
 __all__ = ["Campaign", "KENDALL_FILE", "AGREEMENT_FILE",
            "load_campaign", "read_parquet", "read_json", "campaign_plan", "plan_measures",
+           "report_settings",
            "expected_files", "read_figures"]

@@ -153,7 +153,7 @@ def to_html(frame: pl.DataFrame, header: str, caption: str = "", notes: Sequence
             f"<td>{esc(run)}{' <em>(baseline)</em>' if base else ''}</td>",
             f'<td class="num">{value}</td>']
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out += ["</tbody>", "</table>"] + [f"<p>{esc(n)}</p>" for n in notes]
+    out += ["</tbody>", "</table>"] + [f"<p class=\"note\">{esc(n)}</p>" for n in notes]
     return "\n".join(out) + "\n"
 
 

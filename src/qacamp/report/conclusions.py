@@ -84,17 +84,19 @@ def too_few_sentence(row: dict, few: str) -> str:
             "difference is called reliable here; the figure shows the observed rates only.")
 
 
-def swap_conclusion(row: dict, unit: str, counts: pl.DataFrame | None = None
-                    ) -> tuple[str, str | None]:
+def swap_conclusion(row: dict, unit: str, counts: pl.DataFrame | None = None,
+                    method: bool = True) -> tuple[str, str | None]:
     """(sentence, note): the swap method's conclusion for one measure, and the
     weak-evidence warnings the sentence does not already say (None if none).
     Below the weak-evidence threshold of runs the sentence gives no number; a
-    required difference whose higher bins stay above the level says so."""
+    required difference whose higher bins stay above the level says so.
+    ``method``: the sentence says how the error rates were obtained (the page
+    says it once per section instead, :func:`swap_method`)."""
     few, above, rest = split_warnings(row)
     if few is not None:
         return too_few_sentence(row, few), ("; ".join([*([above] if above else []), *rest])
                                             or None)
-    text = swap_sentence(row, unit, counts)
+    text = swap_sentence(row, unit, counts, method)
     if above is not None and not _missing(row.get("required_difference")):
         level = float(row.get("level") or 0.05)
         bins = above.split(" bin(s) ", 1)[-1].split(":", 1)[0]
@@ -104,34 +106,61 @@ def swap_conclusion(row: dict, unit: str, counts: pl.DataFrame | None = None
     return text, "; ".join(rest) or None
 
 
-def swap_sentence(row: dict, unit: str, counts: pl.DataFrame | None = None) -> str:
+def swap_sentence(row: dict, unit: str, counts: pl.DataFrame | None = None,
+                  method: bool = True) -> str:
     """The swap method's conclusion for one measure (its summary row), as the
-    papers word it (see :func:`swap_conclusion` for the weak-evidence forms)."""
+    papers word it (see :func:`swap_conclusion` for the weak-evidence forms);
+    ``method``: with how the error rates were obtained, in parentheses."""
     m, units = label(row["measure"]), plural(unit)
     level, req = float(row.get("level") or 0.05), row.get("required_difference")
-    how = fit_text(row, counts)
+    how = fit_text(row, counts) if method else ""
     if row.get("mode") == "observed":
         c = row.get("observed_at")
         if _missing(req):
             return (f"On subsets of c = {c} {units}, no difference bin of {m} has a swap rate "
-                    f"of at most {level:.0%} ({how}): no difference in {m} can be called "
+                    f"of at most {level:.0%}{_paren(how)}: no difference in {m} can be called "
                     "reliable at that size.")
         return (f"On subsets of c = {c} {units}, differences of at least {req:.2f} in {m} have "
-                f"a swap rate of at most {level:.0%} ({how}); {pct(row.get('sensitivity'))} "
+                f"a swap rate of at most {level:.0%}{_paren(how)}; {pct(row.get('sensitivity'))} "
                 f"of the {int(row.get('n_comparisons') or 0):,} comparisons at c (run pairs "
                 "x trials) differ by at least that.")
     full = int(row["full_size"])
     if _missing(req):
         return (f"With {full:,} {units}, no difference bin of {m} reaches a swap error of at "
-                f"most {level:.0%} ({how}): no difference in {m} can be called reliable "
+                f"most {level:.0%}{_paren(how)}: no difference in {m} can be called reliable "
                 "with this collection.")
     text = (f"With {full:,} {units}, differences of at least {req:.2f} in {m} have at most "
-            f"{level:.0%} swap error ({how}); {pct(row.get('sensitivity'))} of the "
+            f"{level:.0%} swap error{_paren(how)}; {pct(row.get('sensitivity'))} of the "
             f"{int(row.get('n_pairs') or 0):,} run pairs differ by at least that.")
     if row.get("size_reached") is not None:
         text += (f" That error level is reached with {int(row['size_reached']):,} "
                  f"{plural(unit, int(row['size_reached']))}.")
     return text
+
+
+def _paren(text: str) -> str:
+    return f" ({text})" if text else ""
+
+
+def swap_method(rows: Mapping[str, dict], counts: Mapping[str, pl.DataFrame | None],
+                unit: str) -> str:
+    """How the swap method's error rates were obtained, said once for every
+    measure (Voorhees 2003: "count the number of times we see a swap for all
+    pairs of runs using the bins to segregate the counts by size of the
+    difference in scores"), with the fit of each measure when they differ."""
+    units = plural(unit)
+    fits: dict[str, list[str]] = {}
+    for m, row in rows.items():
+        fits.setdefault(fit_text(row, counts.get(m)), []).append(label(m))
+    if not fits:
+        return ""
+    how = "; ".join(text if len(fits) == 1 else f"{', '.join(ms)}: {text}"
+                    for text, ms in fits.items())
+    return (f"Swap method (Voorhees 2003; Voorhees 2005): every pair of runs is scored on two "
+            f"disjoint random subsets of {units}; a swap is a pair the two subsets order "
+            "differently, and the error rate of a 0.01-wide score-difference bin is its swaps "
+            f"over its comparisons. Here: {how}. The required difference is the lower edge of "
+            "the first bin whose error rate is at most the error level.")
 
 
 def stability_sentence(frames: Mapping[str, pl.DataFrame], fuzziness: float = 0.05) -> str:
@@ -220,6 +249,6 @@ def agreement_sentence(agreement: pl.DataFrame) -> str:
             "Table 2).")
 
 
-__all__ = ["swap_sentence", "swap_conclusion", "split_warnings", "too_few_runs",
+__all__ = ["swap_sentence", "swap_conclusion", "swap_method", "split_warnings", "too_few_runs",
            "stability_sentence", "bootstrap_sentence",
            "kendall_sentences", "agreement_sentence", "fit_text", "pct"]

@@ -69,9 +69,12 @@ def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def to_csv(table: Table, float_precision: int = 6) -> str:
-    """The table's frame as CSV (raw values, floats with ``float_precision``
-    decimals; text cells made :func:`spreadsheet_safe`)."""
-    return spreadsheet_safe(table.frame).write_csv(None, float_precision=float_precision)
+    """The table's columns as CSV, the same columns in the same order as its
+    LaTeX, Markdown and HTML, headed by their names (``c_at_1``), raw values
+    (floats with ``float_precision`` decimals; text cells made
+    :func:`spreadsheet_safe`)."""
+    frame = table.frame.select([c.key for c in table.columns])
+    return spreadsheet_safe(frame).write_csv(None, float_precision=float_precision)
 
 
 __all__ = ["BLOCK_TITLES", "FORMULA_STARTS", "format_value", "blocks", "block_title",

@@ -21,6 +21,9 @@ from .formats import block_title, blocks, format_value
 from .tables import Table
 
 MISSING = "\u2013"
+#: what a table's caption says on the page where its method sentence would be:
+#: the page says it once, at the head of the table's section
+METHOD_POINTER = "How the numbers were obtained: see the note at the head of this section."
 
 
 def _sort_key(value: object, fmt: str) -> str:
@@ -32,7 +35,7 @@ def _sort_key(value: object, fmt: str) -> str:
 
 
 def table_view(table: Table, sortable: bool = False) -> dict:
-    """``{"name", "caption", "notes", "sortable", "headers": [{"text", "kind"}],
+    """``{"name", "title", "caption", "notes", "sortable", "headers": [{"text", "kind"}],
     "blocks": [{"title", "rows": [[{"text", "sort", "kind"}]]}], "n_rows"}``."""
     kinds = ["text" if c.fmt in ("text", "measure") else "num" for c in table.columns]
     out_blocks = []
@@ -41,7 +44,9 @@ def table_view(table: Table, sortable: bool = False) -> dict:
                    "sort": _sort_key(row[c.key], c.fmt), "kind": k}
                   for c, k in zip(table.columns, kinds, strict=True)] for row in rows]
         out_blocks.append({"title": block_title(name) if i > 0 else None, "rows": cells})
-    return {"name": table.name, "caption": table.caption, "notes": list(table.notes),
+    caption = table.caption + (f" {METHOD_POINTER}" if table.method else "")
+    return {"name": table.name, "title": table.heading, "caption": caption,
+            "notes": list(table.notes),
             "sortable": sortable,
             "headers": [{"text": c.header, "kind": k}
                         for c, k in zip(table.columns, kinds, strict=True)],
@@ -61,4 +66,4 @@ def figure_view(name: str, figures: Mapping[str, bytes], alt: str, caption: str)
     return {"name": name, "src": data_uri(figures[name]), "alt": alt, "caption": caption}
 
 
-__all__ = ["table_view", "figure_view", "data_uri", "MISSING"]
+__all__ = ["table_view", "figure_view", "data_uri", "MISSING", "METHOD_POINTER"]

@@ -47,7 +47,7 @@ def to_latex(table: Table, label_prefix: str = "tab:") -> str:
         return _longtable(table, label_prefix)
     cols = table.columns
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             rf"\caption{{{latex_escape(table.caption)}}}",
+             rf"\caption{{{latex_escape(table.full_caption)}}}",
              rf"\label{{{label_prefix}{table.name}}}",
              r"\begin{tabular}{" + "".join(_align(c) for c in cols) + "}",
              r"\toprule",
@@ -81,7 +81,7 @@ def _longtable(table: Table, label_prefix: str) -> str:
     n = len(cols)
     lines = [r"\begingroup\small",
              r"\begin{longtable}{" + "".join(_align(c) for c in cols) + "}",
-             rf"\caption{{{latex_escape(table.caption)}}}"
+             rf"\caption{{{latex_escape(table.full_caption)}}}"
              rf"\label{{{label_prefix}{table.name}}} \\",
              r"\toprule", header, r"\midrule", r"\endfirsthead",
              rf"\multicolumn{{{n}}}{{l}}{{\emph{{(continued)}}}} \\",

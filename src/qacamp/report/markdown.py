@@ -1,6 +1,6 @@
 """Markdown for a :class:`~qacamp.report.tables.Table` (pure formatting).
 
-:func:`to_markdown` gives the caption in bold, one pipe table per block (the
+:func:`to_markdown` gives the title in bold and the caption, one pipe table per block (the
 block title in bold above every block but the first), then the notes; a
 missing value prints as ``-``.  Only what Markdown would otherwise misread is
 escaped: ``&``, ``<`` and ``>`` as HTML entities (Markdown passes raw HTML
@@ -31,7 +31,7 @@ def to_markdown(table: Table) -> str:
     cols = table.columns
     header = "| " + " | ".join(markdown_escape(c.header) for c in cols) + " |"
     rule = "|" + "|".join("---" if c.fmt in ("text", "measure") else "---:" for c in cols) + "|"
-    out = [f"**Table {markdown_escape(table.name)}.** {markdown_escape(table.caption)}", ""]
+    out = [f"**{markdown_escape(table.heading)}.** {markdown_escape(table.full_caption)}", ""]
     for i, (name, rows) in enumerate(blocks(table)):
         if i > 0:
             out += ["", f"**{block_title(name)}**", ""]

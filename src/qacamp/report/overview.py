@@ -19,6 +19,7 @@ the template's context out).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -31,11 +32,13 @@ from .conclusions import (
     agreement_sentence,
     bootstrap_sentence,
     kendall_sentences,
+    split_warnings,
     stability_sentence,
     swap_conclusion,
+    swap_method,
+    too_few_runs,
 )
 from .figures.base import plural
-from .figures.swap import swap_footnote
 from .html import figure_view, table_view
 from .sections import SECTIONS
 from .tables import BLOCK_BASELINES, cap, score_decimals
@@ -102,40 +105,81 @@ def facts(c: Campaign, run_table) -> dict:
     }
 
 
+def swap_caption(m: str, row: dict, unit: str) -> str:
+    """The page's caption of a measure's swap figure, by its mode (the observed
+    mode draws the error rate against the difference at one subset size);
+    the method is said once, in the section's method note."""
+    if row.get("mode") == "observed":
+        return (f"Swap method, {label(m)}: the swap rate of each 0.01-wide score-difference "
+                f"bin at subsets of c = {row.get('observed_at')} {plural(unit)} against the "
+                "difference (the bin's lower edge), the error level dotted and the deciding "
+                "bin circled (method: see the note at the head of this section).")
+    return (f"Swap method, {label(m)}: error rate against subset size, one colour per "
+            "0.01-wide score-difference bin up to the one the required difference is read "
+            "from; points observed, solid curves fitted, dashed extrapolated to the full "
+            "collection (method: see the note at the head of this section).")
+
+
+def weak_campaign(c: Campaign, rows: Mapping[str, dict]) -> bool:
+    """Every measure has fewer runs than the swap method's weak-evidence
+    threshold: the page's reliability part is one short section."""
+    return bool(rows) and all(too_few_runs(r) for r in rows.values())
+
+
+def weak_sentence(rows: Mapping[str, dict]) -> str:
+    row = next(iter(rows.values()))
+    n = row.get("n_runs")
+    few = split_warnings(row)[0] or ""
+    least = re.search(r"fewer than (\d+) runs", few)
+    counts = (f"{int(n)} runs ({int(n) * (int(n) - 1) // 2:,} run pairs)" if n is not None
+              else "few runs")
+    below = f"below {least.group(1)} runs" if least else "with so few runs"
+    return (f"Too few runs to estimate a required difference: the campaign has {counts}, and "
+            f"{below} the swap method's error rates are weak evidence (docs/reliability.md). "
+            "No difference is called reliable by the swap method, and its figures and "
+            "summary table are left out of this page (their files are under reliability/ "
+            "and figures/); the significance tests below do not need many runs.")
+
+
 def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
-    """Per measure: sentence, swap figure with its caption; then the tables.
-    Each weak-evidence warning is said once per measure: in the sentence
-    (too few runs: no required difference at all; higher bins above the
-    level: flagged) or the note under it; the Warnings section only names the
-    measures concerned, and the summary table on the page drops its copies."""
+    """The swap method's method note (once), then per measure its sentence and
+    figure, the summary tables and stability; weak-evidence warnings are said
+    once per measure, in the sentence or the note under it, and the Warnings
+    section only names the measures concerned.  A campaign with fewer runs than
+    the weak-evidence threshold gets one short paragraph instead of the swap
+    method's figures and tables."""
     measures, weak_measures = [], []
     decimals = score_decimals(c.kind)
+    rows, counts = {}, {}
     for m in c.measures:
         summary = c.rel(f"swap_{m}_summary.parquet")
-        counts = c.rel(f"swap_{m}.parquet")
-        fits = c.rel(f"swap_{m}_fits.parquet")
-        row = summary.row(0, named=True) if summary.height else {"measure": m}
-        sentence, weak = swap_conclusion(row, c.unit, counts)
-        sentences = [sentence]
+        rows[m] = summary.row(0, named=True) if summary.height else {"measure": m}
+        counts[m] = c.rel(f"swap_{m}.parquet")
+    weak = weak_campaign(c, rows)
+    for m in c.measures:
+        row = rows[m]
         bsum = c.optional_frame("reliability", f"bootstrap_{m}_summary.parquet")
-        sentences.append(bootstrap_sentence(
+        boot = bootstrap_sentence(
             m, c.rel(f"bootstrap_{m}.parquet"),
             bsum.row(0, named=True) if bsum is not None and bsum.height else None,
-            decimals=decimals))
-        caption = (f"Swap method, {label(m)}: error rate (swaps / comparisons over pairs of "
-                   f"runs scored on two disjoint random subsets) against subset size, one "
-                   f"colour per 0.01-wide score-difference bin, every bin up to the one the "
-                   f"required difference is read from. " + swap_footnote(fits, summary, warning=False))
+            decimals=decimals)
+        if weak:
+            continue
+        sentence, note = swap_conclusion(row, c.unit, counts[m], method=False)
         if row.get("warning"):
             weak_measures.append(label(m))
         measures.append({"measure": m, "label": label(m), "title": cap(label(m)),
-                         "sentences": [s for s in sentences if s], "weak": weak,
+                         "sentences": [x for x in (sentence, boot) if x], "weak": note,
                          "figure": figure_view(f"swap_{m}", figures,
-                                           f"Swap-method error rates of {label(m)}", caption)})
+                                               f"Swap-method error rates of {label(m)}",
+                                               swap_caption(m, row, c.unit))})
     notes = []
     if weak_measures:
         notes.append("Weak evidence in the swap method for " + ", ".join(weak_measures)
-                     + ": see each measure's sentence and note in section 4.")
+                     + ": see each measure's sentence and note under Reliability.")
+    elif weak:
+        notes.append("Too few runs for the swap method to estimate a required difference: "
+                     "see Reliability.")
     stability = None
     if c.measures:
         frames = {m: c.rel(f"stability_{m}.parquet") for m in c.measures}
@@ -146,18 +190,20 @@ def reliability_section(c: Campaign, tables: dict, figures: Mapping[str, bytes])
                    "the trials) against the proportion of ties as the fuzziness f grows"
                    + (f", on subsets of {size} {plural(c.unit, size)}" if size else "") + ".")
         stability = {"sentence": stability_sentence(frames),
-                     "figure": figure_view("stability", figures, "Error rate against "
-                                       "proportion of ties", caption)}
+                     "figure": None if weak else figure_view(
+                         "stability", figures, "Error rate against proportion of ties",
+                         caption)}
     views = []
-    for n in ("swap_summary", "bootstrap"):
-        if n in tables:
+    for n in ("bootstrap",) if weak else ("swap_summary", "bootstrap"):
+        if n in tables and tables[n].frame.height:
             t = tables[n]
             if n == "swap_summary":  # its weak-evidence notes are said by the sentences
                 t = replace(t, notes=tuple(x for x in t.notes
                                            if not x.startswith(WEAK_NOTE_PREFIX)))
             views.append(table_view(t))
+    method = "" if weak else swap_method(rows, counts, c.unit)
     return {"measures": measures, "stability": stability, "notes": notes, "tables": views,
-            "sections": []}
+            "sections": [], "method": method, "weak": weak_sentence(rows) if weak else None}
 
 
 def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -> dict:
@@ -177,8 +223,12 @@ def breakdown_section(c: Campaign, tables: dict, figures: Mapping[str, bytes]) -
                             "c@1 of every participants' run per reading test (left, coloured "
                             f"by topic) and per topic (right), with the pass mark {threshold}."))
     views = [table_view(tables[n]) for n in ("by_qtype", "by_topic", "distributions")
-             if n in tables]
-    return {"tables": views, "figures": figs}
+             if n in tables and tables[n].frame.height]
+    # every run per topic: long, and what the figure and the summary above show
+    # at a glance, so folded (its files are in tables/)
+    more = [table_view(tables[n]) for n in ("runs_by_topic",)
+            if n in tables and tables[n].frame.height]
+    return {"tables": views, "figures": figs, "more": more}
 
 
 def agreement_section(c: Campaign, tables: dict) -> dict:
@@ -190,7 +240,8 @@ def agreement_section(c: Campaign, tables: dict) -> dict:
     if "agreement" in tables:
         sentences.append(agreement_sentence(c.rel("agreement.parquet")))
     return {"sentences": [s for s in sentences if s],
-            "tables": [table_view(tables[n]) for n in ("kendall", "agreement") if n in tables]}
+            "tables": [table_view(tables[n]) for n in ("kendall", "agreement")
+                       if n in tables and tables[n].frame.height]}
 
 
 def warnings_list(c: Campaign, reliability_notes: list[str]) -> list[str]:
@@ -260,6 +311,24 @@ def best_run(c: Campaign, frame: pl.DataFrame) -> dict | None:
             "value": f"{r[main]:.{score_decimals(c.kind)}f}"}
 
 
+#: the page's sections in order: anchor, title (numbered as present)
+PAGE_SECTIONS = (("campaign", "The campaign"), ("results", "Results"),
+                 ("breakdowns", "Breakdowns"), ("reliability", "Reliability of the comparisons"),
+                 ("agreement", "Agreement between rankings and assessors"),
+                 ("warnings", "Warnings"), ("provenance", "Provenance"))
+
+
+def contents(present: Mapping[str, bool], subsections: Mapping[str, list[dict]]) -> list[dict]:
+    """The page's contents: the sections present, numbered in order (the
+    headings carry the same numbers), with their subsections."""
+    out = []
+    for anchor, title in PAGE_SECTIONS:
+        if present.get(anchor):
+            out.append({"anchor": anchor, "title": title, "number": len(out) + 1,
+                        "sub": list(subsections.get(anchor, []))})
+    return out
+
+
 def campaign_context(c: Campaign, figures: Mapping[str, bytes],
                      index_href: str | None = None) -> dict:
     """Everything the campaign page shows (``templates/campaign.html.j2``)."""
@@ -276,15 +345,29 @@ def campaign_context(c: Campaign, figures: Mapping[str, bytes],
                 rel["sections"].append({"name": s.name, "title": s.title, "anchor": s.anchor,
                                         "template": s.template, "page": part})
                 rel["notes"] += part["notes"]
+    breakdowns = breakdown_section(c, tables, figures)
+    agreement = agreement_section(c, tables) if c.reliability else None
+    prov = provenance(c)
+    toc = contents({"campaign": True, "results": True,
+                    "breakdowns": bool(breakdowns["tables"] or breakdowns["figures"]
+                                       or breakdowns["more"]),
+                    "reliability": rel is not None,
+                    "agreement": bool(agreement and agreement["tables"]),
+                    "warnings": True, "provenance": prov is not None},
+                   {"reliability": [{"anchor": s["anchor"], "title": s["title"]}
+                                    for s in (rel["sections"] if rel else [])]})
     return {
         "name": c.name, "title": c.meta.get("title") or c.name, "index_href": index_href,
         "facts": info, "best": best, "main_measure": c.headline_label,
         "results": results_tables,
-        "breakdowns": breakdown_section(c, tables, figures),
+        "breakdowns": breakdowns,
         "reliability": rel,
-        "agreement": agreement_section(c, tables) if c.reliability else None,
+        "agreement": agreement,
         "warnings": warnings_list(c, rel["notes"] if rel else []),
-        "provenance": provenance(c),
+        "provenance": prov,
+        # the heading numbers of the sections present (0: absent)
+        "toc": toc, "number": {a: next((s["number"] for s in toc if s["anchor"] == a), 0)
+                               for a, _ in PAGE_SECTIONS},
     }
 
 

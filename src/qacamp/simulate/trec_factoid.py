@@ -5,6 +5,10 @@ Writes::
     OUT/questions.txt                      <top> SGML, ids from 1394
     OUT/judged/<set>/<run>.txt.gz          qid tag docid judgment answer-string
 
+With ``--questions-from`` (:func:`simulate_for_questions`) the runs answer
+the factoid questions of a campaign's own ``<top>`` file (TREC 2002, 2003)
+and no question file is written.
+
 Each run answers every question once, lines in decreasing confidence (see
 :mod:`qacamp.simulate.model`).  NIL questions (no known answer) are right only
 when the run answers NIL.  A run answers NIL on the share ``nil_share`` of
@@ -134,22 +138,32 @@ def respond(g: np.random.Generator, z: np.ndarray, conf: np.ndarray, nil_q: np.n
 
 
 def simulate(out: str | Path, seed: int = 2002, opts: Options | None = None,
-             params: ModelParams | None = None, quiet: bool = False) -> dict[str, int]:
-    """Write the campaign to ``out``; return counts (questions, nil, runs, files)."""
+             params: ModelParams | None = None, quiet: bool = False,
+             questions: pl.DataFrame | None = None) -> dict[str, int]:
+    """Write the campaign to ``out``; return counts (questions, nil, runs, files).
+    With ``questions`` (a campaign's own, :func:`simulate_for_questions`) the
+    runs answer its factoid questions and no question file is written."""
     opts = opts or Options()
     params = params or ModelParams()
-    n = check_positive("questions", opts.questions)
+    if questions is None:
+        n = check_positive("questions", opts.questions)
+        qids = np.array([str(opts.first_qid + i) for i in range(n)], dtype=object)
+    else:
+        qids = np.array(questions.filter(pl.col("qtype") == "FACTOID")["qid"].to_list(),
+                        dtype=object)
+        n = check_positive("factoid questions in the file", len(qids))
     n_runs = check_positive("runs", opts.runs)
     n_sets = check_positive("judgment-sets", opts.judgment_sets)
     out = Path(out)
-    qids = np.array([str(opts.first_qid + i) for i in range(n)], dtype=object)
     texts, answers, docs = pools(seed, n)
     n_nil = int(round(opts.nil_share * n))
     nil_q = np.zeros(n, dtype=bool)
     nil_q[rng(seed, KIND, "nil").permutation(n)[:n_nil]] = True
 
-    write_text("".join(f"<top>\n\n<num> Number: {qid}\n\n<desc> Description:\n{t}\n\n</top>\n\n\n"
-                       for qid, t in zip(qids, texts, strict=True)), out / "questions.txt")
+    if questions is None:
+        write_text("".join(f"<top>\n\n<num> Number: {qid}\n\n<desc> Description:\n{t}\n\n"
+                           "</top>\n\n\n" for qid, t in zip(qids, texts, strict=True)),
+                   out / "questions.txt")
 
     difficulty = draw_difficulty(seed, KIND, n, params)
     runs = draw_runs(seed, KIND, n_runs, params)
@@ -189,4 +203,20 @@ def simulate(out: str | Path, seed: int = 2002, opts: Options | None = None,
 
     written = each_run(f"simulate {KIND}", seed, KIND, runs, difficulty, params, quiet,
              out / "judged", ("*.txt.gz",), write_run)
-    return {"questions": n, "nil": n_nil, "runs": n_runs, "files": len(written) + 1}
+    return {"questions": n, "nil": n_nil, "runs": n_runs,
+            "files": len(written) + (questions is None)}
+
+
+def simulate_for_questions(out: str | Path, questions_file: str | Path, seed: int = 2002,
+                           opts: Options | None = None, quiet: bool = False) -> dict[str, int]:
+    """Simulated judged runs for a campaign's own ``<top>`` question file (TREC
+    2002's trec11questions, TREC 2003's trec12questions; read by the reader, so
+    a file it refuses is refused here): :func:`simulate` answering its factoid
+    questions.  A TREC 2003 file's list and definition questions get no runs:
+    the counts say how many (``other_questions``), and the campaign sets
+    ``skip: [list, definition]``."""
+    from ..readers.trec_questions import read_top_questions
+
+    questions = read_top_questions(questions_file)
+    counts = simulate(out, seed, opts, quiet=quiet, questions=questions)
+    return {**counts, "other_questions": int((questions["qtype"] != "FACTOID").sum())}

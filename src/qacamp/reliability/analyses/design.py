@@ -15,8 +15,6 @@ From Python it is ``qacamp.reliability.design(scores, fits=..., summary=...)``
 
 from __future__ import annotations
 
-import polars as pl
-
 from ...errors import InputError, UsageError
 from .. import fits as fit_kernel
 from ..design import analysis as kernel

@@ -23,7 +23,9 @@ swap --matrix ... --sizes 5:10 --trials 20 --seed 7``:
 - the whole analysis runs at once: the workflow's options
   (:data:`.record.WORKFLOW_ONLY`: shards, pair counts, the config prefix) are
   not offered; every output is returned (one polars frame, or a tuple of
-  them in the record's output order); warnings are Python warnings
+  them in the record's output order; an output the options did not ask for,
+  such as significance's comparison with a baseline run, is an empty frame of
+  its columns); warnings are Python warnings
   (:class:`~qacamp.errors.QacampWarning`).
 
 A record whose inputs cannot come from memory (``extras``: a campaign's
@@ -38,6 +40,8 @@ import warnings
 from argparse import Namespace
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import polars as pl
 
 from ...arguments import python_value
 from ...errors import QacampWarning, UsageError
@@ -163,8 +167,12 @@ def call(analysis: Analysis, args: tuple, kwargs: dict) -> Any:
     result = analysis.run(Inputs(matrix, inputs), ns)
     for line in result.warnings:
         warnings.warn(f"{analysis.name}: {line}", QacampWarning, stacklevel=3)
-    dests = list(dict.fromkeys(o.dest for o in analysis.outputs))
-    frames = [result.frames.get(d) for d in dests]
+    # every output, in the record's order: one the options did not ask for
+    # (significance's comparison with a baseline run) is an empty frame of its
+    # columns, so the shape of the result never depends on the arguments
+    schemas = {o.dest: o.schema for o in analysis.outputs}
+    frames = [result.frames[d] if result.frames.get(d) is not None
+              else pl.DataFrame(schema=dict(schemas[d])) for d in schemas]
     return frames[0] if len(frames) == 1 else tuple(frames)
 
 

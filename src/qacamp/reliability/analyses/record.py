@@ -25,7 +25,6 @@ Kernels take and return frames: nothing here opens a file.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import numbers
 from collections.abc import Callable, Mapping, Sequence

@@ -12,6 +12,8 @@ generated from these records.
 - :mod:`.tukey_hsd`: randomised Tukey HSD over all runs (Sakai);
 - :mod:`.t_test`: paired t-test per pair (scipy's ``ttest_rel``);
 - :mod:`.anova_tukey`: two-way ANOVA (unit x run) and Tukey HSD (Carterette 2012);
+- :mod:`.baseline`: every run against one baseline run (each record's
+  baseline kernel; :mod:`.dunnett` for the ANOVA);
 - :mod:`.corrections`: Holm, Bonferroni, Benjamini-Hochberg, none (statsmodels'
   ``multipletests``);
 - :mod:`.results`: shard counts, their checked merge, p-values, corrections,
@@ -39,6 +41,7 @@ from .results import (
     COUNT_SCHEMA,
     PAIR_SCHEMA,
     SUMMARY_SCHEMA,
+    baseline_index,
     check_settings,
     merge_significance,
     significance_counts,
@@ -63,6 +66,6 @@ def to_markdown() -> str:
 
 
 __all__ = ["SignificanceTest", "TESTS", "DEFAULT_TEST", "DEFAULT_PERMUTATIONS", "CORRECTIONS", "COUNT_SCHEMA",
-           "PAIR_SCHEMA", "SUMMARY_SCHEMA", "adjust", "check_settings",
+           "PAIR_SCHEMA", "SUMMARY_SCHEMA", "adjust", "baseline_index", "check_settings",
            "merge_significance", "significance_counts", "significance_results",
            "significance_test", "to_markdown"]

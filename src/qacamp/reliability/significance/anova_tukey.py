@@ -30,7 +30,7 @@ import numpy as np
 
 from ..matrix import ScoreMatrix
 from .effects import PairStats, effect, no_variance, residual_sd, scaled
-from .record import SignificanceTest
+from .record import SignificanceTest, baseline_pairs
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,33 @@ def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
     return {"d": r.d, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
             "effect": r.effect, "f": a.f, "f_p": a.p, "flat": int(r.no_variance.sum())}
 
+#: the interval of the comparisons with a baseline
+DUNNETT_INTERVAL = "Dunnett's simultaneous interval, the ANOVA's residual variance"
+
+
+def baseline_columns(matrix: ScoreMatrix, alpha: float, base: int) -> dict:
+    """The baseline kernel of the record: Dunnett's test of every other run
+    against the run ``base`` with the ANOVA's residual variance
+    (:mod:`.dunnett`), the effect sizes of :func:`pair_tests`."""
+    from .dunnett import dunnett_critical, dunnett_p
+
+    ii, jj = baseline_pairs(matrix.n_runs, base)
+    r, a = pair_tests(matrix, alpha, ii, jj)
+    out = {"d": r.d, "effect": r.effect, "ci_method": DUNNETT_INTERVAL}
+    if a.no_variance:
+        return {**out, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
+                "flat": r.no_variance}
+    y, e = scaled(matrix.values)
+    means = y.mean(axis=0)
+    ds = means[ii] - means[jj]
+    se = math.ldexp(a.sd, -e) * math.sqrt(2.0 / matrix.n_units)
+    stat = ds / se
+    half = dunnett_critical(alpha, len(ii), a.df_res) * se
+    return {**out, "statistic": stat, "p": dunnett_p(stat, len(ii), a.df_res),
+            "lower": np.ldexp(ds - half, e), "upper": np.ldexp(ds + half, e),
+            "flat": np.zeros(len(ii), bool)}
+
+
 TEST = SignificanceTest(
     name="anova-tukey",
     title="two-way ANOVA and Tukey HSD",
@@ -123,4 +150,5 @@ TEST = SignificanceTest(
     formula="q = |m_a - m_b| / sqrt(MSE / n), p = P(studentized range(R, (R-1)(n-1)) >= q)",
     citation="Carterette 2012, Multiple testing in statistical analysis of systems-based "
              "information retrieval experiments, ACM TOIS 30(1); Tukey 1949",
-    family_wise=True, resampling=False, mean_only=True, kernel=pair_columns)
+    family_wise=True, resampling=False, mean_only=True, kernel=pair_columns,
+    baseline=baseline_columns)

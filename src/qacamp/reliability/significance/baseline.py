@@ -1,6 +1,8 @@
 """Every run against one chosen baseline run: the table most system papers
 print.  The family is the ``R - 1`` comparisons with the baseline only, so the
-control of the error is over those comparisons, not over all pairs:
+control of the error is over those comparisons, not over all pairs.  Each
+test's record carries its baseline kernel (:class:`.record.SignificanceTest`
+``baseline``), as it carries its all-pairs kernel:
 
 - the paired t-test and the randomisation test: the same per-pair tests as
   :func:`~.results.significance_test` (the same permutations, seeded per
@@ -10,33 +12,39 @@ control of the error is over those comparisons, not over all pairs:
   ``max_r |M(r*_b) - M(base*_b)|`` (the permutations of the all-pairs test;
   Westfall & Young 1993's single-step max-T over the comparisons with the
   baseline);
-- two-way ANOVA: Dunnett's test (Dunnett 1955, "A multiple comparison
-  procedure for comparing several treatments with a control", JASA 50) with
-  the ANOVA's residual variance, ``t_r = (m_r - m_base) / sqrt(2 V_E / n)``
-  and ``p_r = 1 - P(max_j |T_j| <= |t_r|)``, ``T`` multivariate t with
-  ``(R - 1)(n - 1)`` degrees of freedom and correlation 1/2; the probability
-  as the double integral ``E[(Phi(X + c sqrt(2) S) - Phi(X - c sqrt(2) S))^k]``
-  over ``X ~ N(0, 1)`` (Gauss-Hermite) and ``S ~ chi_df / sqrt(df)`` (scipy's
-  ``quad``); the simultaneous interval ``d +/- c_(1-alpha) sqrt(2 V_E / n)``.
+- two-way ANOVA: Dunnett's test with the ANOVA's residual variance
+  (:mod:`.dunnett`).
 
-Intervals and effect sizes are those of the all-pairs analysis
-(:mod:`.effects`).  :func:`baseline_comparison` returns one row per run
-(:data:`BASELINE_SCHEMA`), best score first.
+The permutation tests count their permutations in the shards of the
+all-pairs analysis (rows of ``family`` ``baseline`` in the counts,
+:func:`~.results.significance_counts`); :func:`baseline_results` turns
+(merged) counts into the comparison.  Intervals and effect sizes are those of
+the all-pairs analysis (:mod:`.effects`).  :func:`baseline_comparison`
+returns one row per run but the baseline (:data:`BASELINE_SCHEMA`), best
+score first; a campaign without a baseline run gets the empty frame.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
 
-from ...errors import UsageError
 from ..matrix import ScoreMatrix
-from . import anova_tukey, effects, randomisation, t_test, tukey_hsd
 from .corrections import adjust
+from .dunnett import dunnett_critical, dunnett_p, dunnett_tail
+from .record import baseline_pairs
 from .registry import DEFAULT_TEST, TESTS
-from .results import check_settings, effect_method, finite_or_null, interval_method
+from .results import (
+    baseline_index,
+    check_settings,
+    effect_method,
+    finite_or_null,
+    interval_method,
+    intervals,
+    p_values,
+    settings_of,
+    significance_counts,
+)
 
 BASELINE_SCHEMA = {"run": pl.Utf8, "baseline": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                    "correction": pl.Utf8, "score": pl.Float64, "baseline_score": pl.Float64,
@@ -45,58 +53,49 @@ BASELINE_SCHEMA = {"run": pl.Utf8, "baseline": pl.Utf8, "measure": pl.Utf8, "tes
                    "p_adjusted": pl.Float64, "significant": pl.Boolean,
                    "permutations": pl.Int64, "alpha": pl.Float64, "ci_method": pl.Utf8,
                    "effect_size_method": pl.Utf8}
-#: Gauss-Hermite nodes of Dunnett's inner integral
-_HERMITE = np.polynomial.hermite.hermgauss(96)
 
 
-def dunnett_tail(c: float, k: int, df: float) -> float:
-    """``P(max_j |T_j| > c)`` for ``k`` comparisons with a control, ``T``
-    multivariate t with ``df`` degrees of freedom and correlation 1/2: the
-    double integral of ``1 - (1 - Phi(a - X) - Phi(-a - X))^k``, ``a = c
-    sqrt(2) S``, computed as ``-expm1(k log1p(-tails))`` so that small
-    p-values keep their relative precision."""
-    from scipy.integrate import quad
-    from scipy.special import ndtr
-    from scipy.stats import chi
-
-    if c <= 0:
-        return 1.0
-    x = math.sqrt(2.0) * _HERMITE[0]
-    w = _HERMITE[1] / math.sqrt(math.pi)
-
-    def inner(s: float) -> float:
-        a = c * math.sqrt(2.0) * s
-        tails = np.minimum(1.0, ndtr(x - a) + ndtr(-x - a))
-        with np.errstate(divide="ignore"):
-            return float(w @ -np.expm1(k * np.log1p(-tails)))
-
-    root = math.sqrt(df)
-    lo, hi = chi.ppf(1e-15, df) / root, chi.isf(1e-15, df) / root
-    mid = chi.ppf(0.5, df) / root
-    val, _ = quad(lambda s: inner(s) * root * chi.pdf(s * root, df), lo, hi, points=[mid],
-                  epsabs=0.0, epsrel=1e-11, limit=200)
-    return min(1.0, max(0.0, val))
+def empty_comparison() -> pl.DataFrame:
+    """The comparison of a campaign without a baseline run: no rows."""
+    return pl.DataFrame(schema=BASELINE_SCHEMA)
 
 
-def dunnett_p(t: np.ndarray, k: int, df: float) -> np.ndarray:
-    """Two-sided Dunnett p-values of the statistics ``t``."""
-    return np.array([dunnett_tail(abs(float(v)), k, df) for v in t])
+def _frame(runs, baseline: str, measure: str, test: str, correction: str, score, base_score,
+           d, lower, upper, effect, statistic, p, flat, permutations: int, alpha: float,
+           ci_method: str, aggregator: str) -> pl.DataFrame:
+    p = np.clip(np.asarray(p, np.float64), 0.0, 1.0)
+    adjusted, significant = adjust(p, correction, alpha)
+    n = len(p)
+    out = pl.DataFrame({
+        "run": list(runs), "baseline": [baseline] * n, "measure": [measure] * n,
+        "test": [test] * n, "correction": [correction] * n,
+        "score": np.asarray(score, np.float64), "baseline_score": np.asarray(base_score,
+                                                                             np.float64),
+        "diff": np.asarray(d, np.float64), "ci_lower": finite_or_null(lower),
+        "ci_upper": finite_or_null(upper), "effect_size": finite_or_null(effect),
+        "statistic": finite_or_null(statistic), "p_value": p, "p_adjusted": adjusted,
+        "significant": significant & ~np.asarray(flat, bool),
+        "permutations": np.full(n, permutations, np.int64), "alpha": [alpha] * n,
+        "ci_method": [ci_method] * n,
+        "effect_size_method": [effect_method(test, aggregator)] * n,
+    }, schema=BASELINE_SCHEMA)
+    return out.sort(["score", "run"], descending=[True, False])
 
 
-def dunnett_critical(alpha: float, k: int, df: float) -> float:
-    """``c`` with ``P(max_j |T_j| > c) = alpha``."""
-    from scipy.optimize import brentq
-
-    return float(brentq(lambda c: dunnett_tail(c, k, df) - alpha, 1e-9, 60.0,
-                        xtol=1e-14, rtol=1e-14))
-
-
-def _check_baseline(matrix: ScoreMatrix, baseline: str) -> int:
-    if baseline not in matrix.runs:
-        shown = ", ".join(matrix.runs[:8]) + (" ..." if matrix.n_runs > 8 else "")
-        raise UsageError(f"baseline run {baseline!r} is not among the {matrix.n_runs} runs "
-                         f"({shown}): name one of them")
-    return matrix.runs.index(baseline)
+def baseline_results(counts: pl.DataFrame) -> pl.DataFrame:
+    """The comparison with the baseline run of (merged) permutation counts (their
+    rows of ``family`` ``baseline``); the empty frame when they have none."""
+    s = settings_of(counts)
+    rows = counts.filter(pl.col("family") == "baseline")
+    if s["baseline"] is None or not rows.height:
+        return empty_comparison()
+    d = rows["diff"].to_numpy()
+    lower, upper = intervals(rows)
+    return _frame(rows["run_a"], str(s["baseline"]), s["measure"], s["test"], s["correction"],
+                  rows["score_a"], rows["score_b"], d, lower, upper,
+                  rows["effect_size"].to_numpy().astype(np.float64), np.abs(d),
+                  p_values(rows, s), np.zeros(len(d), bool), int(s["total_permutations"]),
+                  float(s["alpha"]), interval_method(s["test"]), s["aggregator"])
 
 
 def baseline_comparison(matrix: ScoreMatrix, baseline: str, test: str = DEFAULT_TEST,
@@ -107,63 +106,21 @@ def baseline_comparison(matrix: ScoreMatrix, baseline: str, test: str = DEFAULT_
     controlled over those ``R - 1`` comparisons (module docstring); the
     settings as :func:`~.results.significance_test` takes them."""
     t = TESTS.lookup(test)
-    base = _check_baseline(matrix, baseline)
-    corr, total = check_settings(matrix, test, correction, permutations, alpha, exact)
+    base = baseline_index(matrix, baseline)
+    corr, _ = check_settings(matrix, test, correction, permutations, alpha, exact)
+    if t.resampling:
+        return baseline_results(significance_counts(
+            matrix, test, permutations, seed, alpha, correction, measure, exact=exact,
+            baseline=baseline, all_pairs=False))
     name = matrix.measure if measure is None else measure
-    ii = np.array([r for r in range(matrix.n_runs) if r != base], dtype=np.intp)
-    jj = np.full(len(ii), base, dtype=np.intp)
+    ii, jj = baseline_pairs(matrix.n_runs, base)
     full = matrix.full_scores()
-    flat = np.zeros(len(ii), bool)
-    if t.name == "t-test":
-        r = t_test.pair_tests(matrix, alpha, ii, jj)
-        d, stat, p, lower, upper, eff, flat = (r.d, r.statistic, r.p, r.lower, r.upper,
-                                               r.effect, r.no_variance)
-    elif t.name == "anova-tukey":
-        r, a = anova_tukey.pair_tests(matrix, alpha, ii, jj)
-        d, eff = r.d, r.effect
-        if a.no_variance:
-            flat = r.no_variance
-            stat, p, lower, upper = r.statistic, r.p, r.lower, r.upper
-        else:
-            y, e = effects.scaled(matrix.values)
-            means = y.mean(axis=0)
-            ds = means[ii] - means[jj]
-            se = math.ldexp(a.sd, -e) * math.sqrt(2.0 / matrix.n_units)
-            stat = ds / se
-            p = dunnett_p(stat, len(ii), a.df_res)
-            half = dunnett_critical(alpha, len(ii), a.df_res) * se
-            lower, upper = np.ldexp(ds - half, e), np.ldexp(ds + half, e)
-    else:
-        perms = np.arange(total, dtype=np.int64)
-        if t.name == "randomisation":
-            d, extreme = randomisation.extreme_counts(matrix, perms, seed, name, exact, ii, jj)
-        else:
-            d, extreme = tukey_hsd.extreme_counts(matrix, perms, seed, name, ii=ii, jj=jj,
-                                                 baseline=base)
-        p = extreme / total if exact else (1.0 + extreme) / (1.0 + total)
-        stat = np.abs(d)
-        k = effects.tail_size(effects.INTERVAL_SAMPLES, alpha)
-        low, high = effects.bootstrap_tails(matrix, ii, jj,
-                                            np.arange(effects.INTERVAL_SAMPLES), seed, name, k)
-        lower, upper = effects.percentile_interval(low, high)
-        eff = effects.pair_effects(matrix, ii, jj, t.family_wise)
-    p = np.clip(np.asarray(p, np.float64), 0.0, 1.0)
-    adjusted, significant = adjust(p, corr, alpha)
-    n = len(ii)
-    out = pl.DataFrame({
-        "run": [matrix.runs[i] for i in ii], "baseline": [baseline] * n,
-        "measure": [name] * n, "test": [t.name] * n, "correction": [corr] * n,
-        "score": full[ii], "baseline_score": full[jj], "diff": np.asarray(d, np.float64),
-        "ci_lower": finite_or_null(lower), "ci_upper": finite_or_null(upper), "effect_size": finite_or_null(eff),
-        "statistic": finite_or_null(stat), "p_value": p, "p_adjusted": adjusted,
-        "significant": significant & ~np.asarray(flat, bool),
-        "permutations": np.full(n, total, np.int64), "alpha": [alpha] * n,
-        "ci_method": [("Dunnett's simultaneous interval, the ANOVA's residual variance"
-                       if t.name == "anova-tukey" else interval_method(t.name))] * n,
-        "effect_size_method": [effect_method(t.name, matrix.aggregator)] * n,
-    }, schema=BASELINE_SCHEMA)
-    return out.sort(["score", "run"], descending=[True, False])
+    c = t.baseline(matrix, alpha, base)
+    return _frame([matrix.runs[i] for i in ii], baseline, name, t.name, corr, full[ii],
+                  full[jj], c["d"], c["lower"], c["upper"], c["effect"], c["statistic"],
+                  c["p"], c["flat"], 0, alpha, c.get("ci_method") or interval_method(t.name),
+                  matrix.aggregator)
 
 
-__all__ = ["BASELINE_SCHEMA", "baseline_comparison", "dunnett_critical", "dunnett_p",
-           "dunnett_tail"]
+__all__ = ["BASELINE_SCHEMA", "baseline_comparison", "baseline_results", "dunnett_critical",
+           "dunnett_p", "dunnett_tail", "empty_comparison"]

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
-from .record import SignificanceTest
+from .record import SignificanceTest, baseline_pairs
 
 #: permutations per block of the mean kernel (fixed: see module docstring)
 CHUNK = 128
@@ -86,6 +86,14 @@ def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: s
     return d, extreme
 
 
+def baseline_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
+                    exact: bool, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """The comparisons with the run ``base``: the same per-pair counts as
+    :func:`extreme_counts` (a pair's count does not depend on the other pairs)."""
+    return extreme_counts(matrix, perms, seed, measure, exact, *baseline_pairs(matrix.n_runs,
+                                                                               base))
+
+
 TEST = SignificanceTest(
     name="randomisation",
     title="the paired randomisation test",
@@ -95,4 +103,5 @@ TEST = SignificanceTest(
     citation="Fisher 1935, The Design of Experiments; Smucker, Allan & Carterette 2007, A "
              "Comparison of Statistical Significance Tests for Information Retrieval "
              "Evaluation, CIKM 2007",
-    family_wise=False, resampling=True, mean_only=False, exact=True, kernel=extreme_counts)
+    family_wise=False, resampling=True, mean_only=False, exact=True, kernel=extreme_counts,
+    baseline=baseline_counts)

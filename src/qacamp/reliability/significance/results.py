@@ -17,13 +17,15 @@ be significant and ``warning`` says how many permutations are needed (alpha
 is at least :data:`MIN_ALPHA`, so that number can be stated); the warning
 also names pairs the analytic tests could not weigh (no residual variance).
 
-Shard counts (``--shard I/N``): one row per pair with ``extreme`` (the
+Shard counts (``--shard I/N``): one row per pair (``family`` ``all``) and,
+with a baseline run, one more per comparison with it (``family``
+``baseline``: :mod:`.baseline`), each with the two runs' scores, ``extreme`` (the
 permutations at least as extreme) and ``permutations`` (this shard's), the
 effect size (computed by shard 0 only, null in the others), the shard's bootstrap samples of the interval
 (``interval_samples``) with the ``k`` smallest and largest bootstrap
 differences (``low_tail``, ``high_tail``), the settings the p-values need
 (measure, test, total_permutations, exact, alpha, correction, n_units,
-n_runs, interval_total), and the shard identity every resampling shard
+n_runs, interval_total, aggregator, baseline), and the shard identity every resampling shard
 carries (:mod:`qacamp.reliability.shards`: index, count, seed, and a settings
 text with the matrix's SHA-256): :func:`merge_significance` refuses a
 duplicated, missing or foreign shard through :func:`~qacamp.reliability.shards.check_shards`,
@@ -53,6 +55,7 @@ from .effects import (
     tail_size,
 )
 from .randomisation import MAX_EXACT_UNITS
+from .record import baseline_pairs
 from .registry import DEFAULT_PERMUTATIONS, TESTS
 
 PAIR_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
@@ -70,9 +73,12 @@ SUMMARY_SCHEMA = {"measure": pl.Utf8, "test": pl.Utf8, "correction": pl.Utf8,
 SETTINGS = {"measure": pl.Utf8, "test": pl.Utf8, "total_permutations": pl.Int64,
             "exact": pl.Boolean, "alpha": pl.Float64, "correction": pl.Utf8,
             "n_units": pl.Int64, "n_runs": pl.Int64, "interval_total": pl.Int64,
-            "aggregator": pl.Utf8}
+            "aggregator": pl.Utf8, "baseline": pl.Utf8}
+#: the rows of the all-pairs analysis and of the comparisons with a baseline run
+FAMILIES = ("all", "baseline")
 #: merged counts; a shard file has the identity columns of shards.ID_SCHEMA besides
-COUNT_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "diff": pl.Float64,
+COUNT_SCHEMA = {"family": pl.Utf8, "run_a": pl.Utf8, "run_b": pl.Utf8, "score_a": pl.Float64,
+                "score_b": pl.Float64, "diff": pl.Float64,
                 "effect_size": pl.Float64, "extreme": pl.Int64, "permutations": pl.Int64,
                 "interval_samples": pl.Int64, "low_tail": pl.List(pl.Float64),
                 "high_tail": pl.List(pl.Float64), **SETTINGS}
@@ -142,41 +148,66 @@ def finite_or_null(x: np.ndarray) -> list[float | None]:
     return [None if not math.isfinite(v) else float(v) for v in np.asarray(x, np.float64)]
 
 
+def baseline_index(matrix: ScoreMatrix, baseline: str) -> int:
+    """The index of the run ``baseline`` (a usage error naming the runs if it is none of them)."""
+    if baseline not in matrix.runs:
+        shown = ", ".join(matrix.runs[:8]) + (" ..." if matrix.n_runs > 8 else "")
+        raise UsageError(f"baseline run {baseline!r} is not among the {matrix.n_runs} runs "
+                         f"({shown}): name one of them")
+    return matrix.runs.index(baseline)
+
+
 def significance_counts(matrix: ScoreMatrix, test: str, permutations: int | None = None,
                         seed: int = 0,
                         alpha: float = 0.05, correction: str | None = None,
                         measure: str | None = None, shard: int = 0, n_shards: int = 1,
-                        exact: bool = False) -> pl.DataFrame:
+                        exact: bool = False, baseline: str | None = None,
+                        all_pairs: bool = True) -> pl.DataFrame:
     """Per-pair counts of the permutations of one shard (permutation tests only),
-    with the shard's share of the interval's bootstrap samples."""
+    with the shard's share of the interval's bootstrap samples: the rows of
+    every pair (``all_pairs``) and, with ``baseline``, of the comparisons with
+    that run (the record's baseline kernel)."""
     t = TESTS.lookup(test)
     if not t.resampling:
         raise UsageError(f"{t.title} draws no permutations: nothing to shard (run it "
                          "without --shard)")
     corr, total = check_settings(matrix, test, correction, permutations, alpha, exact)
+    base = None if baseline is None else baseline_index(matrix, baseline)
     name = matrix.measure if measure is None else measure
     perms = shard_trials(total, shard, n_shards)
-    d, extreme = t.kernel(matrix, perms, seed, name, exact)
-    ii, jj = np.triu_indices(matrix.n_runs, k=1)
     boot = shard_trials(INTERVAL_SAMPLES, shard, n_shards)
     k = tail_size(INTERVAL_SAMPLES, alpha)
-    low, high = bootstrap_tails(matrix, ii, jj, boot, seed, name, k)
-    runs = np.asarray(matrix.runs, dtype=object)
-    p = len(ii)
     settings = {"measure": name, "test": t.name, "total_permutations": total,
                 "exact": exact, "alpha": alpha, "correction": corr, "n_units": matrix.n_units,
                 "n_runs": matrix.n_runs, "interval_total": INTERVAL_SAMPLES,
-                "aggregator": matrix.aggregator}
-    counts = pl.DataFrame({
-        "run_a": runs[ii].tolist(), "run_b": runs[jj].tolist(), "diff": d,
-        # the effect sizes need no randomness: shard 0 computes them, once
-        "effect_size": finite_or_null(pair_effects(matrix, ii, jj, t.family_wise))
-        if shard == 0 else [None] * len(ii),
-        "extreme": extreme, "permutations": np.full(p, len(perms), np.int64),
-        "interval_samples": np.full(p, len(boot), np.int64), "low_tail": [[]] * p,
-        "high_tail": [[]] * p,
-        **{k: [v] * p for k, v in settings.items()}}, schema=COUNT_SCHEMA)
-    counts = counts.with_columns(*_tails_frame(low, high))
+                "aggregator": matrix.aggregator, "baseline": baseline}
+    parts = []
+    if all_pairs:
+        ii, jj = np.triu_indices(matrix.n_runs, k=1)
+        d, extreme = t.kernel(matrix, perms, seed, name, exact)
+        parts.append(("all", ii, jj, d, extreme))
+    if base is not None:
+        ii, jj = baseline_pairs(matrix.n_runs, base)
+        d, extreme = t.baseline(matrix, perms, seed, name, exact, base)
+        parts.append(("baseline", ii, jj, d, extreme))
+    runs = np.asarray(matrix.runs, dtype=object)
+    full = matrix.full_scores()
+    frames = []
+    for family, ii, jj, d, extreme in parts:
+        low, high = bootstrap_tails(matrix, ii, jj, boot, seed, name, k)
+        p = len(ii)
+        frames.append(pl.DataFrame({
+            "family": [family] * p, "run_a": runs[ii].tolist(), "run_b": runs[jj].tolist(),
+            "score_a": full[ii], "score_b": full[jj], "diff": d,
+            # the effect sizes need no randomness: shard 0 computes them, once
+            "effect_size": finite_or_null(pair_effects(matrix, ii, jj, t.family_wise))
+            if shard == 0 else [None] * p,
+            "extreme": extreme, "permutations": np.full(p, len(perms), np.int64),
+            "interval_samples": np.full(p, len(boot), np.int64), "low_tail": [[]] * p,
+            "high_tail": [[]] * p,
+            **{k: [v] * p for k, v in settings.items()}}, schema=COUNT_SCHEMA)
+            .with_columns(*_tails_frame(low, high)))
+    counts = pl.concat(frames) if frames else pl.DataFrame(schema=COUNT_SCHEMA)
     return shards.tag(counts, shard, n_shards, seed,
                       shards.settings_text("significance", matrix, **settings))
 
@@ -202,7 +233,7 @@ def merge_significance(frames: Sequence[pl.DataFrame],
         cast.append(f.select(list(COUNT_SCHEMA)).cast(COUNT_SCHEMA))
     total = int(cast[0]["total_permutations"][0])
     boot_total = int(cast[0]["interval_total"][0])
-    same = ("run_a", "run_b", "diff")
+    same = ("family", "run_a", "run_b", "diff")
     key = cast[0].select(same)
     first = next((f for f, i in zip(cast, ids, strict=True) if i and i[0] == 0), cast[0])
     for f, name, (s, n) in zip(cast, names, ids, strict=True):
@@ -317,22 +348,40 @@ def _frames(measure: str, test: str, runs_a, runs_b, statistic, d, p, correction
     return pairs, summary
 
 
-def significance_results(counts: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(pairs, summary)`` of (merged) permutation counts."""
+def settings_of(counts: pl.DataFrame) -> dict:
+    """The settings of (merged) counts, checked to be those of every shard
+    (a partial count is refused: merge every shard first)."""
     s = {c: counts[c][0] for c in SETTINGS}
-    total, exact = int(s["total_permutations"]), bool(s["exact"])
-    if int(counts["permutations"].max()) != total or \
+    if int(counts["permutations"].max()) != int(s["total_permutations"]) or \
             int(counts["interval_samples"].max()) != int(s["interval_total"]):
         raise UsageError("these are the counts of one shard: merge every shard first "
                          "(`qacamp reliability merge --kind significance`)")
+    return s
+
+
+def p_values(counts: pl.DataFrame, settings: dict) -> np.ndarray:
+    """The permutation p-values of counts: ``(1 + extreme) / (1 + B)``, or
+    ``extreme / 2^n`` exact."""
+    total, exact = int(settings["total_permutations"]), bool(settings["exact"])
     extreme = counts["extreme"].to_numpy()
-    p = extreme / total if exact else (1.0 + extreme) / (1.0 + total)
+    return extreme / total if exact else (1.0 + extreme) / (1.0 + total)
+
+
+def intervals(counts: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile bootstrap intervals of (merged) counts."""
+    return percentile_interval(_tails(counts, "low_tail"), _tails(counts, "high_tail"))
+
+
+def significance_results(counts: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(pairs, summary)`` of (merged) permutation counts (their rows of every pair)."""
+    s = settings_of(counts)
+    counts = counts.filter(pl.col("family") == "all")
+    total, exact = int(s["total_permutations"]), bool(s["exact"])
     d = counts["diff"].to_numpy()
-    lower, upper = percentile_interval(_tails(counts, "low_tail"),
-                                               _tails(counts, "high_tail"))
-    return _frames(s["measure"], s["test"], counts["run_a"], counts["run_b"], np.abs(d), d, p,
-                   s["correction"], float(s["alpha"]), total, exact, int(s["n_runs"]),
-                   int(s["n_units"]), lower, upper,
+    lower, upper = intervals(counts)
+    return _frames(s["measure"], s["test"], counts["run_a"], counts["run_b"], np.abs(d), d,
+                   p_values(counts, s), s["correction"], float(s["alpha"]), total, exact,
+                   int(s["n_runs"]), int(s["n_units"]), lower, upper,
                    counts["effect_size"].to_numpy().astype(np.float64), s["aggregator"])
 
 

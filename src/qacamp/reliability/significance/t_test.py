@@ -20,7 +20,7 @@ import numpy as np
 
 from ..matrix import ScoreMatrix
 from .effects import PairStats, effect, no_variance, pair_differences, paired_sd
-from .record import SignificanceTest
+from .record import SignificanceTest, baseline_pairs
 
 
 def pair_tests(matrix: ScoreMatrix, alpha: float = 0.05, ii: np.ndarray | None = None,
@@ -54,6 +54,14 @@ def pair_columns(matrix: ScoreMatrix, alpha: float) -> dict:
     return {"d": r.d, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
             "effect": r.effect, "flat": int(r.no_variance.sum())}
 
+def baseline_columns(matrix: ScoreMatrix, alpha: float, base: int) -> dict:
+    """The baseline kernel of the record: every other run against the run
+    ``base``, each pair tested as in :func:`pair_columns`."""
+    r = pair_tests(matrix, alpha, *baseline_pairs(matrix.n_runs, base))
+    return {"d": r.d, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
+            "effect": r.effect, "flat": r.no_variance}
+
+
 TEST = SignificanceTest(
     name="t-test",
     title="the paired t-test",
@@ -61,4 +69,5 @@ TEST = SignificanceTest(
     formula="t = mean(z) / (sd(z) / sqrt(n)), two-sided p of t with n - 1 df",
     citation="Student 1908, The probable error of a mean, Biometrika 6(1); Smucker, Allan & "
              "Carterette 2007, CIKM 2007",
-    family_wise=False, resampling=False, mean_only=True, kernel=pair_columns)
+    family_wise=False, resampling=False, mean_only=True, kernel=pair_columns,
+    baseline=baseline_columns)

@@ -26,7 +26,7 @@ from ...errors import UsageError
 from ..matrix import ScoreMatrix
 from ..seeds import stable_hash, trial_rng
 from .randomisation import tolerance
-from .record import SignificanceTest
+from .record import SignificanceTest, baseline_pairs
 
 CELL_BUDGET = 4_000_000
 
@@ -79,6 +79,15 @@ def extreme_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: s
     return d, extreme
 
 
+def baseline_counts(matrix: ScoreMatrix, perms: np.ndarray, seed: int, measure: str,
+                    exact: bool, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """The comparisons with the run ``base``, against the largest difference
+    between any permuted run and the permuted baseline (Westfall & Young
+    1993's single-step max-T over the comparisons with the baseline)."""
+    ii, jj = baseline_pairs(matrix.n_runs, base)
+    return extreme_counts(matrix, perms, seed, measure, exact, ii, jj, baseline=base)
+
+
 TEST = SignificanceTest(
     name="tukey-hsd",
     title="randomised Tukey HSD",
@@ -89,4 +98,5 @@ TEST = SignificanceTest(
     citation="Sakai 2014, Statistical reform in information retrieval?, SIGIR Forum 48(1); "
              "Carterette 2012, Multiple testing in statistical analysis of systems-based "
              "information retrieval experiments, ACM TOIS 30(1)",
-    family_wise=True, resampling=True, mean_only=False, kernel=extreme_counts)
+    family_wise=True, resampling=True, mean_only=False, kernel=extreme_counts,
+    baseline=baseline_counts)

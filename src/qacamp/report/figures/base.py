@@ -86,6 +86,22 @@ def footnote(fig, text: str, width: int = 125) -> None:
     fig.supxlabel(textwrap.fill(text, width=width), fontsize=6.5, x=0.01, ha="left")
 
 
+def fitted_legend(fig, handles, labels, most: int = 6, **kw):
+    """A legend under the axes (``outside lower center``) in as many columns as
+    fit the figure's width (at most ``most``): long entries (QA4MRE's topic
+    names) wrap onto more rows instead of being cut at both edges."""
+    renderer = fig.canvas.get_renderer()
+    width = fig.bbox.width
+    legend = None
+    for ncols in range(max(1, min(most, len(labels))), 0, -1):
+        if legend is not None:
+            legend.remove()
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=ncols, **kw)
+        if legend.get_window_extent(renderer).width <= 0.98 * width:
+            break
+    return legend
+
+
 # --------------------------------------------------------------------------- writing
 
 def save_figure(fig, stem: str | Path, dpi: int = DPI) -> list[Path]:
@@ -104,4 +120,4 @@ def save_figure(fig, stem: str | Path, dpi: int = DPI) -> list[Path]:
 
 
 __all__ = ["DPI", "STYLE", "LEVEL_COLOR", "style", "new_figure", "colors", "plural", "footnote",
-           "save_figure"]
+           "fitted_legend", "save_figure"]

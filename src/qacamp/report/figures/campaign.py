@@ -13,7 +13,7 @@ import polars as pl
 from ...errors import InputError
 from ...measures import label
 from ...names import is_baseline, natural_key
-from .base import LEVEL_COLOR, colors, footnote, new_figure, style
+from .base import LEVEL_COLOR, colors, fitted_legend, footnote, new_figure, style
 
 
 def _scope_scores(runs: pl.DataFrame, judgment_set: str, scope: str, measure: str,
@@ -117,8 +117,7 @@ def reading_tests_figure(runs: pl.DataFrame, judgment_set: str,
             if topic:
                 name = f"topic {topic}" + (f": {names[topic]}" if topic in names else "")
                 ax1.plot([], [], "s", color=cmap[topic], alpha=0.6, label=name)
-        fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center",
-                   ncols=min(6, len(topic_ids) + 1), fontsize=7)
+        fitted_legend(fig, *ax1.get_legend_handles_labels(), fontsize=7)
         ax1.set_xlabel("Reading test")
         ax1.set_ylabel(label(measure))
         ax1.set_ylim(-0.02, 1.02)

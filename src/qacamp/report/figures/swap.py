@@ -16,8 +16,10 @@ drawn are every bin from 0.01 up to the one the required difference is read
 from (so the bin that decides is on the figure with all the bins it was
 preferred to), or 0.01-0.07 when the level is not reached; the legend says
 which bins are shown.  The legend is outside the axes, so no curve is
-hidden; the footnote names the fitting method, the mode (extrapolated, or
-observed at c) and any weak-evidence warning of the summary.
+hidden.  The title says what is read (extrapolated to the full collection,
+or observed at c); the fitting method and the weak-evidence warnings are
+said once, by the page (its section's method note, the measure's sentence)
+and the swap summary table, not again in the figure.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from ...measures import label
-from .base import LEVEL_COLOR, colors, footnote, new_figure, plural, style
+from .base import LEVEL_COLOR, colors, new_figure, plural, style
 
 #: bins drawn when the level is not reached: 0.01 <= d < 0.07
 DEFAULT_BINS = tuple(range(1, 7))
@@ -54,35 +56,6 @@ def bins_shown(fits: pl.DataFrame, summary: pl.DataFrame | None) -> list[int]:
     last = int(req) if req is not None else DEFAULT_BINS[-1]
     shown = [b for b in range(1, last + 1) if b in present]
     return shown or sorted(present)[:len(DEFAULT_BINS)]
-
-
-def swap_footnote(fits: pl.DataFrame, summary: pl.DataFrame | None,
-                  warning: bool = True) -> str:
-    """How the curves were fitted and read, and (``warning``) any weak-evidence
-    warning."""
-    from ...reliability.curves import MODELS, describe_model
-
-    row = _summary_row(summary)
-    models = fits["model"].drop_nulls().unique().to_list() if "model" in fits.columns else []
-    model = row.get("model") or (models[0] if len(models) == 1 else None)
-    fitted = "a" in fits.columns and fits["a"].drop_nulls().len() > 0
-    if row.get("mode") == "observed" and not fitted:
-        text = "No curve is fitted (one subset size): points are the observed swap rates."
-    elif model in MODELS:
-        text = f"Curves: {describe_model(model)}"
-        if row.get("min_fit_size") is not None:
-            text += f", on sizes \u2265 {row['min_fit_size']}"
-        text += "; dashed: extrapolated."
-    else:
-        text = "Curves: fitting method not recorded (rerun `qacamp reliability fit`)."
-    if row.get("mode") == "observed":
-        text += (f" Mode observed: the required difference is read from the swap rates "
-                 f"observed at c = {row['observed_at']} (no extrapolation).")
-    elif row:
-        text += " Mode extrapolated: the required difference is read from the curves at full size."
-    if warning and row.get("warning"):
-        text += f" Weak evidence: {row['warning']}."
-    return text
 
 
 def swap_title(measure: str, full_size: int, level: float, unit: str,
@@ -117,7 +90,8 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
     ``full_size``, not extrapolated for a bin whose fit has a ``reason``) for
     the difference bins ``bins`` (default :func:`bins_shown`), with the
     ``level`` line; title with the measure's label, legend outside the axes,
-    footnote from :func:`swap_footnote`."""
+    no footnote: how the curves were fitted is said once, by the page's
+    section and the summary table's caption."""
     from ...reliability.curves import model_error
 
     if _summary_row(summary).get("mode") == "observed":
@@ -181,9 +155,6 @@ def swap_curves_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                      else f"bins from {first['lo'][0]:.2f} shown")
         fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True,
                    title=f"Score difference d\n({shown})", title_fontsize=8)
-        # weak-evidence warnings are said once, in the page's sentence and the
-        # swap summary's notes; the title carries the one that voids the reading
-        footnote(fig, swap_footnote(fits, summary, warning=False), width=150)
     return fig
 
 
@@ -243,9 +214,6 @@ def observed_swap_figure(counts: pl.DataFrame, fits: pl.DataFrame, measure: str,
                      f"at c = {size} {units}: " + _observed_headline(row, level, too_few),
                      fontsize=9.5)
         fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=True)
-        # weak-evidence warnings are said once, in the page's sentence and the
-        # swap summary's notes; the title carries the one that voids the reading
-        footnote(fig, observed_footnote(row, size, units, warning=False), width=150)
     return fig
 
 
@@ -260,17 +228,5 @@ def _observed_headline(row: dict, level: float, too_few: bool = False) -> str:
     return f"d \u2265 {req:.2f} needed for \u2264 {level:.0%} error"
 
 
-def observed_footnote(row: dict, size: int, units: str, warning: bool = True) -> str:
-    """What the observed-mode figure shows and how it was read."""
-    text = (f"Points: the swap rate of each score-difference bin (the last one open) over "
-            f"the comparisons at c = {size} {units}, as the c@1 paper's Table 2 reads them; "
-            "bins without comparisons are left out.  Mode observed: the "
-            "required difference is the lower edge of the first bin at or under the error "
-            "level (no extrapolation, no fitted curve).")
-    if warning and row.get("warning"):
-        text += f" Weak evidence: {row['warning']}."
-    return text
-
-
-__all__ = ["swap_curves_figure", "observed_swap_figure", "observed_points", "observed_footnote",
-           "swap_footnote", "swap_title", "bins_shown", "bin_label", "DEFAULT_BINS"]
+__all__ = ["swap_curves_figure", "observed_swap_figure", "observed_points", "swap_title",
+           "bins_shown", "bin_label", "DEFAULT_BINS"]

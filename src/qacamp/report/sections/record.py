@@ -14,6 +14,10 @@ def unchanged(c: Campaign, table: Table) -> Table:
     return table
 
 
+def no_texts(c: Campaign) -> dict[str, str]:
+    return {}
+
+
 @dataclass(frozen=True)
 class Section:
     """A part of a campaign's report built from the outputs of an analysis:
@@ -25,7 +29,10 @@ class Section:
       ``template`` (under ``templates/``, given ``section.page``) inside the
       page's reliability part, linked from the contents as ``title``
       (anchor ``anchor``);
-    - ``run_table(c, table)``: the run table with the section's columns."""
+    - ``run_table(c, table)``: the run table with the section's columns;
+    - ``texts(c)``: file name -> text of the tables the :class:`~..tables.Table`
+      writers cannot write (the comparison tables with superscripts), written
+      by ``qacamp report tables`` beside the others."""
 
     name: str
     title: str
@@ -35,6 +42,7 @@ class Section:
     figures: Callable[[Campaign], dict[str, Any]]
     page: Callable[[Campaign, Mapping[str, Table], Mapping[str, bytes]], dict | None]
     run_table: Callable[[Campaign, Table], Table] = unchanged
+    texts: Callable[[Campaign], dict[str, str]] = no_texts
 
 
-__all__ = ["Section", "unchanged"]
+__all__ = ["Section", "no_texts", "unchanged"]

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
 import polars as pl
 
 from ...measures import label
 from ...names import BASELINE_PREFIX
+from .. import comparison as C
 from ..campaign import Campaign
 from ..figures.base import plural
 from ..figures.significance import significance_matrix_figure
 from ..html import figure_view, table_view
-from ..tables import Table, score_decimals, score_format
+from ..tables import Table, cap, score_decimals, score_format
 from ..tables.significance import (
     add_letters,
     adjacent_table,
@@ -157,7 +159,8 @@ def difference_sentence(measure: str, pairs: pl.DataFrame, runs: list[str], row:
             f"by {title_of_test(row['test'])} (adjusted p = {r['p_adjusted']:.3g}).")
 
 
-def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> str:
+def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None,
+                     where: str = "the tables below") -> str:
     parts = []
     for crit in frame["criterion"].unique(maintain_order=True).to_list():
         part = frame.filter(pl.col("criterion") == crit)
@@ -167,8 +170,80 @@ def letters_sentence(measure: str, frame: pl.DataFrame, row: Mapping | None) -> 
                      f"average (at most {int(n.max())})")
     if not parts:
         return ""
-    return (f"In {label(measure)}, " + "; ".join(parts) + ". Runs sharing a letter in the "
-            "tables below cannot be distinguished.")
+    return (f"In {label(measure)}, " + "; ".join(parts) + f". Runs sharing a letter in "
+            f"{where} cannot be distinguished.")
+
+
+def page_letters(c: Campaign, frames: Mapping[str, pl.DataFrame]) -> Table | None:
+    """The letters the run table does not show: those of the measures other than
+    its headline, without a criterion that gives no letters (the swap method
+    with too few runs); None when nothing is left."""
+    others = {m: f for m, f in frames.items() if m != c.headline}
+    if not others:
+        return None
+    table = letters_table(others, summaries(c), what=c.rel_path("equivalence_<m>.parquet"))
+    empty = [k for k in ("swap", "test") if f"letters_{k}" in table.frame.columns
+             and table.frame[f"letters_{k}"].null_count() == table.frame.height]
+    if len(empty) == 2:
+        return None
+    drop = {f"{x}_{k}" for k in empty for x in ("letters", "n")}
+    return replace(table, columns=tuple(col for col in table.columns if col.key not in drop),
+                   notes=tuple(n for n in table.notes
+                               if not any(f"letters {k}:" in n for k in empty)),
+                   title="Letters of the other measures")
+
+
+def comparison_frames(c: Campaign) -> dict[str, pl.DataFrame]:
+    """The ranx-style comparison frames of the headline measure
+    (:mod:`qacamp.report.comparison`): ``comparison`` (the runs each run beats
+    significantly) and, when the campaign names a baseline run, ``baseline``
+    (markers against it)."""
+    m = c.headline
+    if not c.reliability or m not in summaries(c):
+        return {}
+    runs = _runs_by_score(c, m)
+    scores = c.runs.filter((pl.col("judgment_set") == c.judgment_set)
+                           & (pl.col("scope") == "all") & (pl.col("measure") == m)
+                           & pl.col("run").is_in(runs)).select("run", pl.col("value")
+                                                                .alias("score"))
+    out = {"comparison": C.beats_frame(c.rel(f"significance_{m}.parquet"), scores,
+                                  what=c.rel_path(f"significance_{m}.parquet"))}
+    base = c.optional_frame("reliability", f"significance_{m}_baseline.parquet")
+    if base is not None and base.height:
+        out["baseline"] = C.baseline_frame(base)
+    return out
+
+
+def comparison_texts(c: Campaign) -> dict[str, str]:
+    """``comparison.md``/``.tex``/``.html``/``.csv`` (the runs each run beats) and,
+    with a baseline run, ``baseline.*`` (markers against it): the tables system
+    papers print, for the headline measure."""
+    out = {}
+    row = summaries(c).get(c.headline)
+    for name, frame in comparison_frames(c).items():
+        caption, notes = comparison_caption(c, name, frame, row)
+        header = cap(label(c.headline))
+        decimals = c.run_spec.decimals
+        out[f"{name}.md"] = C.to_markdown(frame, header, caption, notes, decimals)
+        out[f"{name}.tex"] = C.to_latex(frame, header, caption, notes, decimals,
+                                        label=f"tab:{c.name}-{name}")
+        out[f"{name}.html"] = C.to_html(frame, header, caption, notes, decimals)
+        out[f"{name}.csv"] = frame.select("label", "run", "score", "marks",
+                                          "baseline").write_csv(None, float_precision=6)
+    return out
+
+
+def comparison_caption(c: Campaign, name: str, frame: pl.DataFrame,
+                       row: Mapping | None) -> tuple[str, list[str]]:
+    test = title_of_test(row["test"]) if row else "the significance test"
+    alpha = float(row["alpha"]) if row else 0.05
+    if name == "baseline":
+        base = frame.filter(pl.col("baseline"))["run"][0]
+        return (f"{cap(label(c.headline))} of every participants' run against the baseline "
+                f"run {base}, best first.", [C.baseline_note(base, alpha, test)])
+    return (f"{cap(label(c.headline))} of every participants' run, best first, labelled "
+            "a, b, ... by rank; the superscripts name the runs it beats significantly.",
+            [C.beats_note(alpha, test)])
 
 
 def significance_section(c: Campaign, tables: Mapping[str, Table],
@@ -188,27 +263,43 @@ def significance_section(c: Campaign, tables: Mapping[str, Table],
             sentences.append(difference_sentence(m, c.rel(f"significance_{m}.parquet"), runs,
                                                  row, score_decimals(c.kind)))
         if m in frames:
-            sentences.append(letters_sentence(m, frames[m], row))
+            where = "the run table" if m == c.headline else "the table of the other measures' letters"
+            sentences.append(letters_sentence(m, frames[m], row, where))
+        # how to read it (one triangle, runs by score, blue: significant) is the
+        # figure's own note: said once
         caption = (f"Adjusted p-values of every pair of participants' runs in {label(m)} "
-                   f"({title_of_test(row['test'])}), each pair once, rows and columns ordered "
-                   f"by score from the best run; blue cells are the pairs significant at alpha "
-                   f"{row['alpha']:g}.")
+                   f"({title_of_test(row['test'])}).")
         figure = None
         if f"significance_{m}" in figures:
             figure = figure_view(f"significance_{m}", figures,
                              f"Adjusted p-values of {label(m)} between runs", caption)
         measures.append({"measure": m, "title": label(m), "sentences": [s for s in sentences if s],
-                         "figure": figure, "warning": row.get("warning")})
+                         "figure": figure, "folded": m != c.headline,
+                         "warning": row.get("warning")})
     notes = [f"Significance, {label(m)}: {r['warning']}." for m, r in sums.items()
              if r.get("warning")]
-    views = [table_view(tables[n]) for n in ("significance", "equivalence",
-                                             "analyses_agreement") if n in tables]
-    return {"measures": measures, "tables": views, "notes": notes}
+    views = [table_view(tables[n]) for n in ("significance", "analyses_agreement")
+             if n in tables and tables[n].frame.height]
+    letters = page_letters(c, frames)
+    folded = [table_view(letters)] if letters is not None else []
+    comparisons = []
+    row = sums.get(c.headline)
+    for name, frame in comparison_frames(c).items():
+        caption, cnotes = comparison_caption(c, name, frame, row)
+        html = C.to_html(frame, cap(label(c.headline)), caption, cnotes,
+                         c.run_spec.decimals)
+        comparisons.append({"name": name, "folded": name == "comparison",
+                            "title": ("Against the baseline run" if name == "baseline"
+                                      else "Runs each run beats"),
+                            "html": html, "rows": frame.height})
+    return {"measures": measures, "tables": views, "folded": folded, "notes": notes,
+            "comparisons": comparisons}
 
 
 SECTION = Section("significance", "Significance", "significance", "significance.html.j2",
                   significance_tables, significance_figures, significance_section,
-                  run_table_with_letters)
+                  run_table_with_letters, comparison_texts)
 
-__all__ = ["SECTION", "difference_sentence", "letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
+__all__ = ["SECTION", "comparison_frames", "comparison_texts", "difference_sentence",
+           "page_letters", "letter_frames", "letters_sentence", "run_table_with_letters", "significance_figures",
            "significance_section", "significance_sentence", "significance_tables", "summaries"]

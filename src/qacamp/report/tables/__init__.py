@@ -1,7 +1,8 @@
 """Paper tables as pure functions: score / reliability frames in, :class:`Table` out.
 
 - :mod:`.base`: :class:`Table`, :class:`Column` and the frame helpers;
-- :mod:`.runs`: run tables per campaign kind, c@1 vs accuracy;
+- :mod:`.runs`: the run table (the organizer's columns or the kind's), every
+  run per unit, c@1 vs accuracy;
 - :mod:`.breakdowns`: per-unit breakdowns, the editions overview;
 - :mod:`.reliability`: swap summary, Kendall tau, assessor agreement,
   bootstrap, distributions;
@@ -43,14 +44,12 @@ from .reliability import (
     swap_summary_table,
 )
 from .runs import (
-    PAN_TABLE_MEASURES,
+    MAX_DEFAULT_COLUMNS,
+    RunTableSpec,
     c_at_1_table,
-    generic_run_table,
-    nonresponse_run_table,
-    pan_run_table,
+    default_spec,
     run_table,
-    series_run_table,
-    trec_factoid_run_table,
+    runs_by_unit_table,
 )
 from .significance import (
     add_letters,
@@ -64,7 +63,7 @@ __all__ = ["ALIASES", "BLOCK_BASELINES", "BLOCK_RUNS", "FORMATS", "Column", "Tab
            "score_decimals", "score_format",
            "agreement_counts", "agreement_table", "bootstrap_table", "comparison_of",
            "distributions_table", "generic_table", "kendall_table",
-           "ranking_text", "swap_summary_table", "PAN_TABLE_MEASURES", "breakdown_table",
+           "ranking_text", "swap_summary_table", "MAX_DEFAULT_COLUMNS", "breakdown_table",
            "add_letters", "agreement_of_analyses_table", "letters_table", "significance_table",
-           "c_at_1_table", "editions_table", "generic_run_table", "nonresponse_run_table",
-           "pan_run_table", "run_table", "series_run_table", "trec_factoid_run_table"]
+           "c_at_1_table", "editions_table", "RunTableSpec", "default_spec", "run_table",
+           "runs_by_unit_table"]

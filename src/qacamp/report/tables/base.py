@@ -58,7 +58,11 @@ class Table:
 
     ``block`` names a frame column splitting the rows into blocks printed in
     order of first appearance (e.g. ``runs`` then ``baselines``); ``notes``
-    are printed under the table.
+    are printed under the table.  ``title``: what the table is, in words
+    ("Run scores"), printed before the caption (Markdown, the page); the
+    ``name`` is its files' name (``runs.md``).  ``method``: the sentence
+    saying how the numbers were obtained, which the files print after the
+    caption and the page says once per section (the caption points to it).
     """
 
     name: str
@@ -67,6 +71,18 @@ class Table:
     columns: tuple[Column, ...]
     block: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    title: str = ""
+    method: str = ""
+
+    @property
+    def heading(self) -> str:
+        """The title, or the file name in words when the table has none."""
+        return self.title or cap(self.name.replace("_", " "))
+
+    @property
+    def full_caption(self) -> str:
+        """The caption with its method sentence (the files' caption)."""
+        return f"{self.caption} {self.method}".strip()
 
 # --------------------------------------------------------------------------- helpers
 

@@ -76,7 +76,8 @@ def breakdown_table(runs: pl.DataFrame, judgment_set: str, kind: str, scope: str
     what_m = measures[0] if len(measures) == 1 else "the score of each type's component"
     return Table(f"by_{scope}", f"{cap(what_m)} per {name} across the participants' runs (judgment set {judgment_set}; "
                  "baselines excluded): mean, median and best score, and the best run.",
-                 out, tuple(cols))
+                 out, tuple(cols), title=f"{cap(what_m) if len(measures) == 1 else 'Scores'} "
+                 f"per {name}")
 
 
 # --------------------------------------------------------------------------- editions
@@ -114,7 +115,8 @@ def editions_table(editions: Sequence[tuple[str, pl.DataFrame, str]],
             Column("pct_unanswered", "Average % unanswered", "pct1"))
     return Table("editions", f"Overview of results per edition: average and best {name} "
                  "over the participants' runs (baselines excluded) and the average "
-                 "percentage of unanswered questions (QA4MRE overview, Table 1).", out, cols)
+                 "percentage of unanswered questions (QA4MRE overview, Table 1).", out, cols,
+                 title="Results per edition")
 
 
 __all__ = ["breakdown_table", "breakdown_measure", "editions_table", "SERIES_TYPE_MEASURES",

@@ -104,21 +104,23 @@ def swap_summary_table(summaries: Sequence[pl.DataFrame],
              "(iii) relative difference (i)/(ii); (iv) sensitivity."]
     ext = [r for r in rows if r["mode"] == "extrapolate"]
     obs = [r for r in rows if r["mode"] == "observed"]
+    method = []
     if ext:
-        parts.append(("Error" if len(modes) == 1 else "Mode extrapolate: error")
+        method.append(("Error" if len(modes) == 1 else "Mode extrapolate: error")
                      + " rates extrapolated to the full collection from curves "
                      f"{_fit_method(ext)}; (iv) is the share of run pairs on the full "
                      "collection whose difference reaches (i).")
     if obs:
         sizes = ", ".join(str(c) for c in dict.fromkeys(r["observed_at"] for r in obs))
-        parts.append(("Swap" if len(modes) == 1 else "Mode observed: swap")
+        method.append(("Swap" if len(modes) == 1 else "Mode observed: swap")
                      + f" rates observed at subsets of c = {sizes}, no extrapolation and "
                      "no fitted curve, as in the paper; (iv) is the share of the experiment's "
                      "comparisons at c (run pairs x trials) whose difference reaches (i).")
     notes = ["A dash in (i): the error level is not reached."]
     notes += [f"{WEAK_NOTE_PREFIX}{label(r['measure'])}): {r['warning']}." for r in rows
               if r["warning"]]
-    return Table("swap_summary", " ".join(parts), out, tuple(cols), notes=tuple(notes))
+    return Table("swap_summary", " ".join(parts), out, tuple(cols), notes=tuple(notes),
+                 title="Swap method summary", method=" ".join(method))
 
 
 def _variant_text(variant: str) -> str:
@@ -238,7 +240,8 @@ def kendall_table(kendall: pl.DataFrame, what: str = "kendall.parquet") -> Table
     tie_text = (" Tied pairs: pairs of runs with equal scores in the first (a) and second (b) "
                 "ranking." if ties else "")
     return Table("kendall", f"Kendall tau between run rankings{how}. Compared: "
-                 f"{what_text}.{tie_text}", out, cols, notes=tuple(notes))
+                 f"{what_text}.{tie_text}", out, cols, notes=tuple(notes),
+                 title="Kendall tau between rankings")
 
 
 def _is_disagreement(pattern: str) -> bool:
@@ -275,7 +278,8 @@ def agreement_table(agreement: pl.DataFrame, what: str = "agreement.parquet") ->
             Column("pct", "% of disagreements", "pct1"))
     return Table("agreement", f"Distribution of disagreements in assessor judgments "
                  f"({total:,} of the {judged:,} responses judged by every assessor; R right, "
-                 "W wrong, U unsupported, X inexact; Voorhees 2003, Table 2).", df, cols)
+                 "W wrong, U unsupported, X inexact; Voorhees 2003, Table 2).", df, cols,
+                 title="Assessor disagreements")
 
 
 def bootstrap_table(frames: Mapping[str, pl.DataFrame],
@@ -320,7 +324,8 @@ def bootstrap_table(frames: Mapping[str, pl.DataFrame],
                     "estimate).")
     else:
         out = out.drop("alpha", "samples", "estimated_difference")
-    return Table("bootstrap", caption, out, tuple(cols))
+    return Table("bootstrap", caption, out, tuple(cols),
+                 title="Discriminative power (paired bootstrap)")
 
 
 #: the per-unit score of each question type in the distributions (the measures
@@ -341,20 +346,25 @@ def distributions_table(df: pl.DataFrame, what: str = "distributions.parquet",
                     pl.col("n_median_zero").cast(pl.Int64),
                     (100.0 * pl.col("share").cast(pl.Float64)).alias("pct_median_zero"))
     units = cap(plural(unit))
-    cols = (Column("qtype", "Question type", "text"), Column("n_units", units, "int"),
+    kind_of = "question type" if unit == "question" else f"{unit} type"
+    cols = (Column("qtype", cap(kind_of), "text"), Column("n_units", units, "int"),
             Column("n_median_zero", "Median score 0", "int"),
             Column("pct_median_zero", "% with median 0", "pct1"))
     types = [str(t) for t in out["qtype"].to_list()]
     scores = []
     plain = [t for t in types if t.upper() not in _DISTRIBUTION_SCORES]
     if plain:
-        scores.append(f"per-{unit} correctness (1 right, 0 otherwise) for "
-                      + ", ".join(plain) + f" {plural(unit)}")
+        scores.append(f"per-{unit} correctness (1 right, 0 otherwise)"
+                      + (" for " + ", ".join(plain) + f" {plural(unit)}" if len(types) > 1
+                         else ""))
     scores += [f"{_DISTRIBUTION_SCORES[t.upper()]} for {t.lower()} {plural(unit)}"
                for t in types if t.upper() in _DISTRIBUTION_SCORES]
+    per = f", per {kind_of}" if len(types) > 1 else ""
     return Table("distributions", f"{units} whose median score across the participants' "
-                 f"runs is 0, per question type (as Voorhees 2005 counts them): "
-                 + "; ".join(scores) + ".", out, cols)
+                 f"runs is 0{per} (as Voorhees 2005 counts "
+                 f"{'them' if unit == 'question' else 'questions'}): "
+                 + "; ".join(scores) + ".", out, cols,
+                 title=f"{units} with a median score of 0")
 
 
 def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
@@ -365,7 +375,7 @@ def generic_table(df: pl.DataFrame, name: str, caption: str) -> Table:
         cols.append(Column(c, cap(c.replace("_", " ")), fmt))
     out = df.with_columns([pl.col(c).cast(pl.String) for c, dt in df.schema.items()
                            if not (dt.is_numeric() or dt == pl.String)])
-    return Table(name, caption, out, tuple(cols))
+    return Table(name, caption, out, tuple(cols), title=cap(name.replace("_", " ")))
 
 
 __all__ = ["swap_summary_table", "kendall_table", "agreement_table", "agreement_counts",

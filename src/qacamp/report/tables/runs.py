@@ -11,7 +11,7 @@ overall).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -21,11 +21,11 @@ from .base import (
     BLOCK_RUNS,
     Column,
     Table,
+    cap,
     cast_counts,
     measure_header,
-    questions_per_run,
     require_measures,
-    score_format,
+    score_decimals,
     sort_runs,
     wide_scores,
 )
@@ -84,142 +84,140 @@ def topic_header(measure_label: str, topic: str, names: dict[str, str] | None) -
     name = (names or {}).get(str(topic))
     return f"{measure_label} {name}" if name else f"{measure_label} topic {topic}"
 
-
-def add_measure_columns(table: Table, runs: pl.DataFrame, judgment_set: str,
-                        measures: Sequence[str] | None, fmt: str = "f3",
-                        what: str = "runs.parquet") -> Table:
-    """Every measure with a reliability analysis in the run table: those of
-    ``measures`` the kind's table does not show yet become columns (after the
-    scores, before the counts), with the table's number format."""
-    have = {c.key for c in table.columns}
-    extra = [m for m in (measures or []) if m not in have]
-    if not extra:
-        return table
-    wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, extra, what)
-    frame = table.frame.join(wide.select("run", *extra), on="run", how="left")
-    cols = list(table.columns)
-    at = next((i for i, c in enumerate(cols) if c.fmt == "int"), len(cols))
-    cols[at:at] = [Column(m, measure_header(m), fmt) for m in extra]
-    return replace(table, frame=frame.select(*table.frame.columns, *extra), columns=tuple(cols))
-
 # --------------------------------------------------------------------------- run tables
 
-def trec_factoid_run_table(runs: pl.DataFrame, judgment_set: str,
-                           units: pl.DataFrame | None = None,
-                           what: str = "runs.parquet") -> Table:
-    """Voorhees 2003 Table 1: run, CWS, # and % correct, NIL precision and recall,
-    sorted by CWS.  The number of questions per run comes from ``units``
-    (rows of ``accuracy``) when given, else n_right + n_wrong (+ n_unanswered)."""
+#: the most columns a run table has by default: run, the headline, the
+#: measures of the campaign's paper and the letters of the runs that cannot be
+#: told apart (the swap method and the significance test)
+MAX_DEFAULT_COLUMNS = 8
+
+
+@dataclass(frozen=True)
+class RunTableSpec:
+    """What a run table shows: the ``headline`` measure (the first score
+    column; the rows are sorted by it), the other measure ``columns`` in their
+    order and the ``decimals`` of the scores (counts print as integers).  A
+    measure that was not scored is an error, except those of ``optional``: the
+    kind's default columns of a question type the campaign may skip (TREC
+    2003's list F without list runs, :func:`skippable_measures`), left out."""
+
+    headline: str
+    columns: tuple[str, ...] = ()
+    decimals: int = 3
+    optional: tuple[str, ...] = ()
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return (self.headline, *[c for c in self.columns if c != self.headline])
+
+
+#: how each kind's run table (its record's ``run_table``) names its columns
+#: where it differs from the measure's label: the papers' own headers
+HEADERS = {
+    "trec_factoid": {"cws": "CWS", "n_right": "# correct"},
+    "final_score": {"type_score": "Final score", "accuracy": "Factoid accuracy",
+                    "list_f": "List F", "other_f": "Definition F", "cws": "CWS"},
+    "series": {"series_score": "Per-series score", "type_score": "Per-type score",
+               "accuracy": "Factoid accuracy", "list_f": "List F", "other_f": "Other F"},
+    "nonresponse": {"n_right": "Right", "n_wrong": "Wrong", "n_unanswered": "Unanswered",
+                    "tests_passed": "Tests passed", "tests": "Tests"},
+    "pan": {"n_right": "Right", "n_wrong": "Wrong", "n_unanswered": "Unanswered"},
+}
+
+
+def column_header(style: str, measure: str) -> str:
+    return HEADERS.get(style, {}).get(measure) or measure_header(measure)
+
+
+def column_format(measure: str, decimals: int) -> str:
+    """Counts (the registry's integer measures) as integers, scores with ``decimals``."""
+    from ...measures import REGISTRY
+
+    m = REGISTRY.get(measure)
+    return "int" if m is not None and m.integer else f"f{decimals}"
+
+
+def run_table_caption(style: str, judgment_set: str, kind: str, spec: RunTableSpec,
+                      blocks: str, n_units: int | None, unit: str) -> str:
+    """The caption of a kind's run table: what the scores are and the source of
+    its columns."""
+    from ..figures.base import plural
+
+    by = label(spec.headline)
+    shown = set(spec.measures)
+    if style == "trec_factoid":
+        return (f"Evaluation scores of the runs (judgment set {judgment_set}), sorted by "
+                f"{'confidence-weighted score' if spec.headline == 'cws' else by}{blocks} "
+                "(Voorhees 2003, Table 1).")
+    if style == "final_score":
+        return (f"Run scores (judgment set {judgment_set}): the final score, 0.5 factoid "
+                "accuracy + 0.25 list F + 0.25 definition F"
+                + (", and its components" if shown & {"accuracy", "list_f", "other_f"} else "")
+                + f", sorted by {'the final score' if spec.headline == 'type_score' else by}"
+                f"{blocks} (TREC 2003; Voorhees 2005).")
+    if style == "series":
+        return (f"Run scores (judgment set {judgment_set}): average per-series score"
+                + (" and its components" if shown & {"accuracy", "list_f", "other_f"} else "")
+                + f", sorted by {'per-series score' if spec.headline == 'series_score' else by}"
+                f"{blocks} (Voorhees 2005).")
+    if style == "nonresponse":
+        counts = shown & {"n_right", "n_wrong", "n_unanswered"}
+        return (f"Run scores (judgment set {judgment_set}): c@1 and accuracy"
+                + (" with the right, wrong and unanswered questions they are computed from"
+                   if len(counts) == 3 else "")
+                + f" (Penas & Rodrigo 2011, Table 3), sorted by {by}{blocks}.")
+    if style == "pan":
+        brier = ("; Brier is reported as its complement (higher is better)"
+                 if "brier" in shown else "")
+        counts = ("  Right and wrong count the decided problems, unanswered the non-answers "
+                  "(value 0.5) and missing problems." if shown & {"n_right", "n_wrong",
+                                                                  "n_unanswered"} else "")
+        return (f"Run scores (judgment set {judgment_set}), sorted by "
+                f"{'the overall score' if spec.headline == 'overall' else by}{blocks}, the "
+                f"overall score being the mean of the edition's measures (PAN overviews)"
+                f"{brier}.{counts}")
+    matrix = kind in KINDS and KINDS[kind].family == "matrix"
+    over = (f": the mean {by} over the {n_units:,} {plural(unit, n_units)} of the score "
+            "matrix" if matrix and n_units else "")
+    return f"Run scores{set_phrase(judgment_set, kind)}{over}, sorted by {by}{blocks}."
+
+
+def run_table(runs: pl.DataFrame, kind: str, judgment_set: str,
+              spec: RunTableSpec | None = None, what: str = "runs.parquet",
+              n_units: int | None = None, unit: str = "unit", table: str | None = None) -> Table:
+    """The run table of a campaign: the measures of ``spec`` (default: the
+    kind's headline and columns, :func:`default_spec`) in its order, sorted by
+    its headline, baselines in their own block; captions, headers and notes
+    of the kind's table (``table``: its record's ``run_table``, or the
+    edition's: TREC 2003's ``final_score``): Voorhees 2003 Table 1 (TREC
+    2002), Voorhees 2005 (question series), Penas & Rodrigo 2011 Table 3 (c@1
+    and accuracy with their counts, and the formula in a note), the PAN
+    overviews.  Breakdowns (per topic, reading test, question type) are tables
+    of their own (:mod:`.breakdowns`)."""
+    style = table or (KINDS[kind].run_table if kind in KINDS else "generic")
+    spec = spec or default_spec(kind)
     wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, ("cws", "n_right", "nil_precision", "nil_recall"), what)
-    wide = cast_counts(wide, ("n_right", "n_wrong", "n_unanswered"))
-    if units is not None:
-        wide = wide.join(questions_per_run(units, judgment_set), on="run", how="left")
-    else:
-        parts = [c for c in ("n_right", "n_wrong", "n_unanswered") if c in wide.columns]
-        wide = wide.with_columns(pl.sum_horizontal(parts).cast(pl.Int64).alias("n"))
-    wide = wide.with_columns(
-        pl.when(pl.col("n") > 0).then(100.0 * pl.col("n_right") / pl.col("n"))
-        .otherwise(None).alias("pct_correct"))
-    out = sort_runs(wide, "cws").select("block", "run", "cws", "n_right", "n", "pct_correct",
-                                         "nil_precision", "nil_recall")
-    cols = (Column("run", "Run", "text"), Column("cws", "CWS", "f3"),
-            Column("n_right", "# correct", "int"), Column("pct_correct", "% correct", "pct1"),
-            Column("nil_precision", "NIL precision", "f3"),
-            Column("nil_recall", "NIL recall", "f3"))
-    return Table("runs", f"Evaluation scores of the runs (judgment set {judgment_set}), "
-                 f"sorted by confidence-weighted score{blocks_phrase(out)} (Voorhees 2003, "
-                 "Table 1).", out, cols, block="block", notes=(NIL_NOTE,))
-
-
-def final_score_run_table(runs: pl.DataFrame, judgment_set: str,
-                          what: str = "runs.parquet") -> Table:
-    """TREC 2003: run, the final score and its components (factoid accuracy,
-    list F, definition F), then CWS; sorted by the final score, "FinalScore =
-    .5FactoidAccuracy + .25ListAveF + .25DefinitionAveF" (Voorhees 2005 on
-    the TREC 2003 evaluation; measure ``type_score``).  A component the
-    campaign skipped is left out."""
-    wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, ("type_score", "accuracy", "cws"), what)
-    keys = ["type_score", "accuracy"] + [k for k in ("list_f", "other_f") if k in wide.columns] \
-        + ["cws"]
-    out = sort_runs(wide, "type_score").select("block", "run", *keys)
-    headers = {"type_score": "Final score", "accuracy": "Factoid accuracy", "list_f": "List F",
-               "other_f": "Definition F", "cws": "CWS"}
-    cols = (Column("run", "Run", "text"),) + tuple(Column(k, headers[k], "f3") for k in keys)
-    return Table("runs", f"Run scores (judgment set {judgment_set}): the final score, 0.5 "
-                 "factoid accuracy + 0.25 list F + 0.25 definition F, and its components, "
-                 f"sorted by the final score{blocks_phrase(out)} (TREC 2003; Voorhees 2005).",
-                 out, cols, block="block")
-
-
-def series_run_table(runs: pl.DataFrame, judgment_set: str,
-                     what: str = "runs.parquet") -> Table:
-    """TREC 2004-2007: run, average per-series score, factoid accuracy, list F,
-    Other F (and the question-type aggregation when scored), sorted by series score."""
-    wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, ("series_score", "accuracy", "list_f", "other_f"), what)
-    keys = ["series_score"] + (["type_score"] if "type_score" in wide.columns else []) \
-        + ["accuracy", "list_f", "other_f"]
-    out = sort_runs(wide, "series_score").select("block", "run", *keys)
-    headers = {"series_score": "Per-series score", "type_score": "Per-type score",
-               "accuracy": "Factoid accuracy", "list_f": "List F", "other_f": "Other F"}
-    cols = (Column("run", "Run", "text"),) + tuple(Column(k, headers[k], "f3") for k in keys)
-    return Table("runs", f"Run scores (judgment set {judgment_set}): average per-series "
-                 f"score and its components, sorted by per-series score{blocks_phrase(out)} "
-                 "(Voorhees 2005).", out, cols, block="block")
-
-
-def nonresponse_run_table(runs: pl.DataFrame, judgment_set: str, kind: str,
-                          what: str = "runs.parquet",
-                          topic_names: dict[str, str] | None = None) -> Table:
-    """QA4MRE / CLEF QA: run, c@1, accuracy, correctly discarded, right /
-    wrong / unanswered counts (the c@1 paper's Table 3 columns, with its
-    formula in a note); for QA4MRE also reading tests passed and c@1 per
-    topic (in natural order, headed by the gold's topic name when it has one).
-    Sorted by c@1, baselines in their own block.  The correctly-discarded note
-    names the runs whose 1.00 comes from abstaining without a candidate."""
-    from ...names import natural_key
-
-    wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, ("c_at_1", "accuracy", "correctly_discarded", "n_right",
-                             "n_wrong", "n_unanswered"), what)
-    counts = ["n_right", "n_wrong", "n_unanswered"]
-    fmt = score_format(kind)
-    extra: list[Column] = []
-    if KINDS[kind].reading_tests:
-        require_measures(wide, ("tests_passed",), what)
-        counts.append("tests_passed")
-        extra.append(Column("tests_passed", "Tests passed", "int"))
-        if "tests" in wide.columns:
-            counts.append("tests")
-            extra.append(Column("tests", "Tests", "int"))
-        per_topic = (runs.filter((pl.col("judgment_set") == judgment_set)
-                                 & (pl.col("scope") == "topic")
-                                 & (pl.col("measure") == "c_at_1"))
-                     .with_columns(("c_at_1@" + pl.col("unit")).alias("key")))
-        names = sorted(per_topic["key"].unique().to_list(),
-                       key=lambda k: natural_key(k.split("@", 1)[1]))
-        if names:
-            pivot = per_topic.pivot(on="key", index="run", values="value",
-                                    aggregate_function="first")
-            wide = wide.join(pivot.select("run", *names), on="run", how="left")
-            extra += [Column(k, topic_header("c@1", k.split("@", 1)[1], topic_names), fmt)
-                      for k in names]
-    notes = discarded_notes(cast_counts(wide, [*counts, "n_unanswered_empty"]))
-    wide = undefined_discarded(cast_counts(wide, counts))
-    keys = ["c_at_1", "accuracy", "correctly_discarded", "n_right", "n_wrong", "n_unanswered"]
-    out = sort_runs(wide, "c_at_1").select("block", "run", *keys, *[c.key for c in extra])
-    cols = (Column("run", "Run", "text"), Column("c_at_1", "c@1", fmt),
-            Column("accuracy", "Accuracy", fmt),
-            Column("correctly_discarded", "Correctly discarded", fmt),
-            Column("n_right", "Right", "int"), Column("n_wrong", "Wrong", "int"),
-            Column("n_unanswered", "Unanswered", "int"), *extra)
-    return Table("runs", f"Run scores (judgment set {judgment_set}): c@1 and accuracy with "
-                 "the right, wrong and unanswered questions they are computed from (Penas & "
-                 f"Rodrigo 2011, Table 3), sorted by c@1{blocks_phrase(out)}.", out, cols,
-                 block="block", notes=(C_AT_1_NOTE, *notes))
+    keys = [m for m in spec.measures if m not in spec.optional or m in wide.columns]
+    require_measures(wide, keys, what)
+    fmts = {m: column_format(m, spec.decimals) for m in keys}
+    ints = [m for m in keys if fmts[m] == "int"]
+    notes: list[str] = []
+    if "correctly_discarded" in keys:
+        counts = [c for c in ("n_unanswered", "n_unanswered_empty") if c in wide.columns]
+        notes += discarded_notes(cast_counts(wide, counts))
+        if "n_unanswered" in wide.columns:
+            wide = undefined_discarded(cast_counts(wide, ["n_unanswered"]))
+    if style == "nonresponse" and "c_at_1" in keys:
+        notes.insert(0, C_AT_1_NOTE)
+    if {"nil_precision", "nil_recall"} & set(keys):
+        notes.append(NIL_NOTE)
+    out = sort_runs(cast_counts(wide, ints), spec.headline).select("block", "run", *keys)
+    cols = (Column("run", "Run", "text"),
+            *[Column(m, column_header(style, m), fmts[m]) for m in keys])
+    caption = run_table_caption(style, judgment_set, kind, spec, blocks_phrase(out), n_units,
+                                unit)
+    return Table("runs", caption, out, cols, block="block", notes=tuple(notes),
+                 title="Run scores")
 
 
 def undefined_discarded(wide: pl.DataFrame) -> pl.DataFrame:
@@ -231,79 +229,64 @@ def undefined_discarded(wide: pl.DataFrame) -> pl.DataFrame:
                              .alias("correctly_discarded"))
 
 
-#: The PAN measures of the run table (the PAN overviews' columns: AUC, c@1,
-#: F0.5u, F1, Brier, overall).
-PAN_TABLE_MEASURES = ("auc", "c_at_1", "f_05_u", "f1", "brier", "overall")
+#: the measure of each question type a TREC campaign may skip (config ``skip``)
+SKIPPED_MEASURES = {"factoid": "accuracy", "list": "list_f", "definition": "other_f",
+                    "other": "other_f"}
 
 
-def pan_run_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parquet") -> Table:
-    """PAN authorship verification: AUC, c@1, F0.5u, F1, Brier (complement) and
-    the overall score of every run, then its decided-right / decided-wrong /
-    unanswered counts; sorted by the overall score, as the PAN overviews rank
-    the submissions (PAN 2020-2023: mean of the measures)."""
+def skippable_measures(kind: str) -> tuple[str, ...]:
+    """The measures of the question types the kind lets a campaign skip."""
+    spec = KINDS[kind] if kind in KINDS else None
+    return tuple(SKIPPED_MEASURES[p] for p in (spec.skippable if spec else ())
+                 if p in SKIPPED_MEASURES)
+
+
+def default_spec(kind: str, headline: str | None = None,
+                 columns: Sequence[str] | None = None) -> RunTableSpec:
+    """The kind's run table (its record's headline and ``run_columns``, or an
+    edition's), with the kind's decimals."""
+    spec = KINDS[kind] if kind in KINDS else None
+    head = headline or (spec.headline if spec is not None else None) or "score"
+    cols = tuple(columns if columns is not None else (spec.run_columns if spec else ()))
+    return RunTableSpec(head, cols, score_decimals(kind), skippable_measures(kind))
+
+
+def runs_by_unit_table(runs: pl.DataFrame, judgment_set: str, kind: str, scope: str,
+                       measure: str, what: str = "runs.parquet",
+                       topic_names: dict[str, str] | None = None,
+                       decimals: int | None = None) -> Table:
+    """Every run's ``measure`` per unit of ``scope`` (QA4MRE: c@1 per topic),
+    one column per unit in natural order headed by the gold's topic name when
+    it has one, sorted as the run table (by the run's overall ``measure``);
+    zero rows when the scope was not scored."""
+    from ...names import natural_key
+
+    fmt = f"f{score_decimals(kind) if decimals is None else decimals}"
+    per = runs.filter((pl.col("judgment_set") == judgment_set) & (pl.col("scope") == scope)
+                      & (pl.col("measure") == measure))
+    units = sorted(per["unit"].unique().to_list(), key=natural_key)
+    keys = [f"{scope}_{u}" for u in units]
     wide = wide_scores(runs, judgment_set, what=what)
-    require_measures(wide, (*PAN_TABLE_MEASURES, "n_right", "n_wrong", "n_unanswered"), what)
-    wide = cast_counts(wide, ("n_right", "n_wrong", "n_unanswered"))
-    out = sort_runs(wide, "overall").select("block", "run", *PAN_TABLE_MEASURES, "n_right",
-                                            "n_wrong", "n_unanswered")
+    if units and measure in wide.columns:
+        pivot = per.with_columns((pl.lit(f"{scope}_") + pl.col("unit")).alias("key")).pivot(
+            on="key", index="run", values="value", aggregate_function="first")
+        out = sort_runs(wide.select("run", "block", measure).join(
+            pivot.select("run", *keys), on="run", how="left"), measure).select(
+            "block", "run", *keys)
+    else:
+        units, keys = [], []
+        out = wide.head(0).select("block", "run")
+    name = SCOPE_TITLES.get(scope, scope)
     cols = (Column("run", "Run", "text"),
-            *[Column(m, measure_header(m), "f3") for m in PAN_TABLE_MEASURES],
-            Column("n_right", "Right", "int"), Column("n_wrong", "Wrong", "int"),
-            Column("n_unanswered", "Unanswered", "int"))
-    return Table("runs", f"Run scores (judgment set {judgment_set}), sorted by the overall "
-                 f"score{blocks_phrase(out)}, the mean of the edition's measures (PAN "
-                 "overviews); Brier is "
-                 "reported as its complement (higher is better).  Right and wrong count "
-                 "the decided problems, unanswered the non-answers (value 0.5) and missing "
-                 "problems.", out, cols, block="block")
+            *[Column(k, topic_header("", u, topic_names).strip() if scope == "topic"
+                     else f"{name} {u}", fmt) for k, u in zip(keys, units, strict=True)])
+    return Table(f"runs_by_{scope}", f"{label(measure)} of every run per {name} (judgment set "
+                 f"{judgment_set}), runs in the order of the run table"
+                 f"{blocks_phrase(out)}.", out, cols, block="block",
+                 title=f"{cap(label(measure))} per {name}")
 
 
-def generic_run_table(runs: pl.DataFrame, judgment_set: str,
-                      measures: Sequence[str] | None = None,
-                      what: str = "runs.parquet", kind: str | None = None,
-                      n_units: int | None = None, unit: str = "unit") -> Table:
-    """Score matrices and other kinds: every measure, sorted by the first one.
-    A score matrix's run score is the mean over its units (``n_units``
-    ``unit``s, e.g. 150 topics), said in the caption; its measure keeps the
-    organizer's name (``ap``)."""
-    from ..figures.base import plural
-
-    wide = wide_scores(runs, judgment_set, what=what)
-    present = [c for c in wide.columns if c not in ("run", "block")]
-    keys = [m for m in (measures or []) if m in present] or sorted(present)
-    out = sort_runs(wide, keys[0]).select("block", "run", *keys)
-    cols = (Column("run", "Run", "text"),) + tuple(Column(k, measure_header(k), "f3")
-                                                   for k in keys)
-    matrix = kind in KINDS and KINDS[kind].family == "matrix"
-    over = (f": the mean {label(keys[0])} over the {n_units:,} {plural(unit, n_units)} of the "
-            "score matrix" if matrix and n_units else "")
-    return Table("runs", f"Run scores{set_phrase(judgment_set, kind)}{over}, sorted by "
-                 f"{label(keys[0])}{blocks_phrase(out)}.", out, cols, block="block")
-
-
-def run_table(runs: pl.DataFrame, kind: str, judgment_set: str,
-              units: pl.DataFrame | None = None, what: str = "runs.parquet",
-              measures: Sequence[str] | None = None,
-              topic_names: dict[str, str] | None = None,
-              n_units: int | None = None, unit: str = "unit", table: str | None = None) -> Table:
-    """The run table of a campaign: the builder ``table`` names (default: its
-    kind record's ``run_table``; a campaign's edition may name its own, TREC
-    2003's ``final_score``); every measure of ``measures`` (those with a
-    reliability analysis) is a column (:func:`add_measure_columns`)."""
-    builders = {
-        "trec_factoid": lambda: trec_factoid_run_table(runs, judgment_set, units, what=what),
-        "final_score": lambda: final_score_run_table(runs, judgment_set, what=what),
-        "series": lambda: series_run_table(runs, judgment_set, what=what),
-        "pan": lambda: pan_run_table(runs, judgment_set, what=what),
-        "nonresponse": lambda: nonresponse_run_table(runs, judgment_set, kind, what=what,
-                                                     topic_names=topic_names),
-    }
-    name = table or (KINDS[kind].run_table if kind in KINDS else "generic")
-    if name not in builders:
-        return generic_run_table(runs, judgment_set, measures, what=what, kind=kind,
-                                 n_units=n_units, unit=unit)
-    return add_measure_columns(builders[name](), runs, judgment_set, measures,
-                               score_format(kind), what)
+SCOPE_TITLES = {"topic": "topic", "test": "reading test", "qtype": "question type"}
 
 
 def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parquet") -> Table:
@@ -321,9 +304,9 @@ def c_at_1_table(runs: pl.DataFrame, judgment_set: str, what: str = "runs.parque
             Column("n", "n", "int"))
     return Table("c_at_1_vs_accuracy", "c@1 versus accuracy with (i) questions answered "
                  "correctly, (ii) incorrectly, (iii) unanswered; c@1 = (nR + nU nR/n)/n "
-                 "(Penas & Rodrigo 2011, Table 3).", out, cols, block="block")
+                 "(Penas & Rodrigo 2011, Table 3).", out, cols, block="block",
+                 title="c@1 versus accuracy")
 
 
-__all__ = ["run_table", "trec_factoid_run_table", "final_score_run_table", "series_run_table", "nonresponse_run_table",
-           "pan_run_table", "generic_run_table", "c_at_1_table", "undefined_discarded",
-           "PAN_TABLE_MEASURES"]
+__all__ = ["run_table", "RunTableSpec", "default_spec", "skippable_measures", "runs_by_unit_table", "c_at_1_table",
+           "undefined_discarded", "column_header", "MAX_DEFAULT_COLUMNS"]

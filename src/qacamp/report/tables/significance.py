@@ -21,6 +21,7 @@ frames in, :class:`~.base.Table` out.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import polars as pl
 
@@ -102,7 +103,7 @@ def significance_table(summaries: Mapping[str, pl.DataFrame],
                  "the pairs whose adjusted p-value is at most alpha.  Smallest possible p: the "
                  "smallest adjusted p-value the permutations can give (1/(B+1), times the "
                  "number of pairs under Holm or Bonferroni); a dash for the analytic tests.",
-                 out, cols, notes=tuple(notes))
+                 out, cols, notes=tuple(notes), title="Significance tests")
 
 
 def method_notes(rows: Mapping[str, Mapping]) -> list[str]:
@@ -175,7 +176,8 @@ def adjacent_table(pairs: Mapping[str, pl.DataFrame], order: Mapping[str, list[s
                  "difference in score, its confidence interval, the standardised effect size "
                  "(the difference over the residual standard deviation), the adjusted p-value "
                  "and whether the test separates the two; where it does not, the order of the "
-                 "two runs is not established.", out, cols, notes=tuple(notes))
+                 "two runs is not established.", out, cols, notes=tuple(notes),
+                 title="Each run against the next")
 
 
 def _distinguishable(frame: pl.DataFrame) -> dict[str, set[frozenset]]:
@@ -235,7 +237,8 @@ def agreement_of_analyses_table(letters: Mapping[str, pl.DataFrame],
                  "whose difference is at least the swap method's required difference, and the "
                  "paired bootstrap's discriminative power (Sakai 2006); the last column is the "
                  "share of pairs on which the test and the swap method agree (both or neither "
-                 "tell the two runs apart).", out, cols)
+                 "tell the two runs apart).", out, cols,
+                 title="Agreement of the three analyses")
 
 
 def letters_table(frames: Mapping[str, pl.DataFrame], summaries: Mapping[str, dict] | None = None,
@@ -287,7 +290,7 @@ def letters_table(frames: Mapping[str, pl.DataFrame], summaries: Mapping[str, di
                  "apart, and only those: two runs share a letter if and only if they cannot be "
                  "distinguished; the fewest letters, an exact clique cover (Gramm et al. 2007) "
                  "swept as Piepho 2004 sweeps; a letter's runs need not be adjacent).",
-                 out, tuple(cols), notes=tuple(notes))
+                 out, tuple(cols), notes=tuple(notes), title="Runs that cannot be told apart")
 
 
 def add_letters(table: Table, frame: pl.DataFrame, measure: str,
@@ -308,7 +311,7 @@ def add_letters(table: Table, frame: pl.DataFrame, measure: str,
                      f"by {criterion_text(crit, part['threshold'][0], summary)} (shared if and "
                      "only if not distinguishable; past 52 letters each is a letter and an "
                      "index, a1 ... Z1, a2 ...).")
-    return Table(table.name, table.caption, out, tuple(cols), table.block, tuple(notes))
+    return replace(table, frame=out, columns=tuple(cols), notes=tuple(notes))
 
 
 __all__ = ["adjacent_table", "add_letters", "agreement_of_analyses_table", "criterion_text",
