@@ -37,14 +37,13 @@ from .registry import DEFAULT_TEST, TESTS
 from .results import (
     baseline_index,
     check_settings,
-    effect_method,
     finite_or_null,
-    interval_method,
     intervals,
     p_values,
     settings_of,
     significance_counts,
 )
+from .wording import effect_method, interval_method
 
 BASELINE_SCHEMA = {"run": pl.Utf8, "baseline": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                    "correction": pl.Utf8, "score": pl.Float64, "baseline_score": pl.Float64,

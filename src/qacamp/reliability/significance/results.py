@@ -57,6 +57,14 @@ from .effects import (
 from .randomisation import MAX_EXACT_UNITS
 from .record import baseline_pairs
 from .registry import DEFAULT_PERMUTATIONS, TESTS
+from .wording import (
+    MIN_ALPHA,
+    effect_method,
+    interval_method,
+    min_p,
+    no_variance_warning,
+    resolution_warning,
+)
 
 PAIR_SCHEMA = {"run_a": pl.Utf8, "run_b": pl.Utf8, "measure": pl.Utf8, "test": pl.Utf8,
                "statistic": pl.Float64, "diff": pl.Float64, "p_value": pl.Float64,
@@ -82,9 +90,6 @@ COUNT_SCHEMA = {"family": pl.Utf8, "run_a": pl.Utf8, "run_b": pl.Utf8, "score_a"
                 "effect_size": pl.Float64, "extreme": pl.Int64, "permutations": pl.Int64,
                 "interval_samples": pl.Int64, "low_tail": pl.List(pl.Float64),
                 "high_tail": pl.List(pl.Float64), **SETTINGS}
-#: the smallest alpha: a permutation test resolves p-values of 1 / (B + 1), so
-#: alpha 1e-6 already needs a million permutations (times the pairs under Holm)
-MIN_ALPHA = 1e-6
 
 
 def check_settings(matrix: ScoreMatrix, test: str, correction: str | None,
@@ -259,60 +264,6 @@ def merge_significance(frames: Sequence[pl.DataFrame],
                                 pl.lit(total, pl.Int64).alias("permutations"),
                                 pl.lit(boot_total, pl.Int64).alias("interval_samples"),
                                 *_tails_frame(low, high))
-
-
-def min_p(test: str, correction: str, permutations: int, exact: bool, pairs: int) -> float | None:
-    """Smallest adjusted p-value the permutations can give (None: analytic tests)."""
-    if not TESTS[test].resampling:
-        return None
-    smallest = 1.0 / permutations if exact else 1.0 / (permutations + 1)
-    return min(1.0, smallest * (pairs if CORRECTIONS[correction].scales_with_pairs else 1))
-
-
-def resolution_warning(test: str, correction: str, permutations: int, exact: bool,
-                       pairs: int, alpha: float) -> str:
-    low = min_p(test, correction, permutations, exact, pairs)
-    if low is None or low <= alpha:
-        return ""
-    scale = pairs if CORRECTIONS[correction].scales_with_pairs else 1
-    need = math.ceil(scale / max(alpha, MIN_ALPHA))
-    how = f" after the {correction} correction over {pairs:,} pairs" if scale > 1 else ""
-    return (f"{permutations:,} permutations cannot give an adjusted p-value below {low:.3g}"
-            f"{how}, above alpha {alpha:g}: no pair can be significant; use at least "
-            f"{need:,} permutations")
-
-
-def no_variance_warning(test: str, flat: int, f_missing: bool = False) -> str:
-    """The pairs an analytic test could not weigh (:mod:`.effects`)."""
-    if not flat:
-        return ""
-    t = TESTS[test]
-    if f_missing:
-        return (f"the scores are exactly additive (a unit effect plus a run effect, no residual "
-                f"variance): {t.title} cannot weigh the {flat:,} pairs with a difference and "
-                "reports them with p = 1, not significant; the permutation tests can")
-    return (f"{flat:,} pairs have the same difference on every unit (no variance): "
-            f"{t.title} cannot weigh them and reports them with p = 1, not significant; the "
-            "randomisation test can")
-
-
-def interval_method(test: str) -> str:
-    t = TESTS[test]
-    if t.resampling:
-        return (f"percentile bootstrap, {INTERVAL_SAMPLES:,} samples of the units "
-                "(per pair)")
-    if t.family_wise:
-        return "Tukey's simultaneous interval, the ANOVA's residual variance"
-    return "t interval of the mean difference (per pair)"
-
-
-def effect_method(test: str, aggregator: str = "mean") -> str:
-    scores = ("per-unit scores" if aggregator == "mean"
-              else "per-unit jackknife pseudo-values")
-    if TESTS[test].family_wise:
-        return (f"ES_E = difference / sqrt(V_E), V_E the residual variance of the two-way "
-                f"ANOVA on the {scores}")
-    return f"difference / standard deviation of the per-unit differences of the {scores}"
 
 
 def _frames(measure: str, test: str, runs_a, runs_b, statistic, d, p, correction: str,
