@@ -109,7 +109,9 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
     toc, heads = numbering(html)
     assert toc == heads and [n for n, _ in heads] == list(range(1, len(heads) + 1))
     assert "Breakdowns" not in dict(heads).values()
-    assert 'class="tname">Run scores.' in html and "min-width" in (
+    # the caption says "Run scores" once (no title repeating it)
+    assert "<caption>Run scores:" in html and "Run scores.</span> Run scores" not in html
+    assert "min-width" in (
         html.split("<style>")[1].split("caption {")[1].split("}")[0])
 
 

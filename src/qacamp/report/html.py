@@ -45,7 +45,7 @@ def table_view(table: Table, sortable: bool = False) -> dict:
                   for c, k in zip(table.columns, kinds, strict=True)] for row in rows]
         out_blocks.append({"title": block_title(name) if i > 0 else None, "rows": cells})
     caption = table.caption + (f" {METHOD_POINTER}" if table.method else "")
-    return {"name": table.name, "title": table.heading, "caption": caption,
+    return {"name": table.name, "title": table.heading, "lead": table.lead, "caption": caption,
             "notes": list(table.notes),
             "sortable": sortable,
             "headers": [{"text": c.header, "kind": k}

@@ -31,7 +31,8 @@ def to_markdown(table: Table) -> str:
     cols = table.columns
     header = "| " + " | ".join(markdown_escape(c.header) for c in cols) + " |"
     rule = "|" + "|".join("---" if c.fmt in ("text", "measure") else "---:" for c in cols) + "|"
-    out = [f"**{markdown_escape(table.heading)}.** {markdown_escape(table.full_caption)}", ""]
+    lead = f"**{markdown_escape(table.lead)}.** " if table.lead else ""
+    out = [f"{lead}{markdown_escape(table.full_caption)}", ""]
     for i, (name, rows) in enumerate(blocks(table)):
         if i > 0:
             out += ["", f"**{block_title(name)}**", ""]

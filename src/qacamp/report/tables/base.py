@@ -80,6 +80,12 @@ class Table:
         return self.title or cap(self.name.replace("_", " "))
 
     @property
+    def lead(self) -> str:
+        """The heading printed before the caption, or nothing when the caption
+        already begins with it ("Run scores (judgment set ...)": said once)."""
+        return "" if self.caption.startswith(self.heading) else self.heading
+
+    @property
     def full_caption(self) -> str:
         """The caption with its method sentence (the files' caption)."""
         return f"{self.caption} {self.method}".strip()
