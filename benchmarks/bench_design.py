@@ -1,6 +1,6 @@
 """Designing the next campaign at scale: qacamp.reliability.design vs the peers.
 
-The issue's case: a 1,000-run x 10,000-question matrix of right/wrong values
+The case at scale: a 1,000-run x 10,000-question matrix of right/wrong values
 (10 M cells), simulated with a logistic model (run ability and question
 difficulty, seeded).  Timed in-process, best of ``--repeat``:
 
