@@ -158,3 +158,18 @@ def test_config_readme_lists_every_key_the_schema_accepts():
     for section, spec in schema["$defs"]["reliability"]["properties"].items():
         for key in spec.get("properties", {}):
             assert f"| `reliability.{section}.{key}` |" in text, (section, key)
+
+
+def test_qacamp_schema_prints_the_reference_and_its_rows(tmp_path, capsys, monkeypatch):
+    from qacamp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["schema", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out == (ROOT / "config" / "README.md").read_text(encoding="utf-8")
+    assert list(tmp_path.iterdir()) == []  # stdout only, nothing written here
+    assert main(["schema"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert rows[0] == ["section", "key", "type", "default", "description"]
+    assert ["Top level", "outdir", "text", "results"] in [r[:4] for r in rows]
+    assert all(len(r) == 5 for r in rows)
