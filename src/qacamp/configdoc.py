@@ -11,7 +11,10 @@ with :func:`to_markdown`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from .reliability.analyses import ANALYSES
 
 _TYPES = {"string": "text", "integer": "integer", "number": "number", "boolean": "true/false",
           "array": "list", "object": "mapping", "null": "null"}
@@ -71,6 +74,20 @@ def type_text(node: dict, defs: dict) -> str:
     return f"{text} {bounds}" if bounds else text
 
 
+def option_help() -> dict[str, str]:
+    """``section.key`` of the reliability plan -> the help text of the command
+    line option the workflow passes it as, without the command's default (the
+    workflow's comes from the analysis, the kind and the preset), naming the
+    option: the words of a key whose schema has no description."""
+    out: dict[str, str] = {}
+    for a in ANALYSES.values():
+        for o in a.options:
+            if o.key and o.key not in out and o.help:
+                words = re.sub(r"\s*\(default [^()]*\)$", "", o.help)
+                out[o.key] = f"{words} (`qacamp reliability {a.name} {o.flags[0]}`)"
+    return out
+
+
 def _rows(prefix: str, node: dict, defs: dict, required: set[str] = frozenset()) -> list[dict]:
     """One row per key under ``node`` (an object schema), recursing into
     nested objects with fixed keys; ``prefix`` ends with a dot or is empty."""
@@ -84,6 +101,8 @@ def _rows(prefix: str, node: dict, defs: dict, required: set[str] = frozenset())
         description = " ".join(str(child.get("description", "")).split())
         if description.startswith("One path or glob"):  # said by the type
             description = ""
+        if not description and name.startswith("reliability."):
+            description = option_help().get(name.removeprefix("reliability."), "")
         rows.append({"key": name, "type": "mapping" if nested else type_text(child, defs),
                      "default": "required" if key in required else
                      (_code(child["default"]) if "default" in child else ""),
@@ -109,7 +128,9 @@ def sections(schema: dict) -> list[tuple[str, str, list[dict]]]:
     out = [("Top level", " ".join(str(schema.get("description", "")).split()), top),
            ("`reliability`", "The top-level block applies to every campaign, a campaign's "
             "own block (`campaigns.<name>.reliability`) to that campaign; layered over the "
-            "analyses' and the kind's defaults and the campaign's preset (docs/presets.md).  "
+            "analyses' and the kind's defaults and the campaign's preset (docs/presets.md; "
+            "docs/reliability.md, \"Settings\"), so a key without a default here takes it "
+            "from those.  "
             + " ".join(str(defs["reliability"].get("description", "")).split()),
             _rows("reliability.", defs["reliability"], defs)),
            ("`report`", " ".join(str(defs["report"].get("description", "")).split()),
