@@ -2,6 +2,7 @@
 #   make demo                 set up the environment, run the whole workflow on the demo campaigns
 #   make run CONFIG=my.yaml   run the workflow on your own campaigns (after `make setup`)
 #   make test                 set up the environment and run the test suite
+#   make docs                 regenerate the generated references (config keys, measures, presets)
 # `make demo` and `make run` are also the commands to resume a run that was
 # killed: type the same command again (workflow/run.py clears a stale lock only
 # when no other run is active in the folder).
@@ -32,7 +33,7 @@ RUN      = PATH="$$QACAMP_BIN:$$PATH" "$$QACAMP_BIN/python" "$$QACAMP_ROOT/workf
 # is left for the command that imports the module to report.
 BYTECODE = "$$QACAMP_BIN/python" -m compileall -q "$$QACAMP_ROOT/src" > /dev/null 2>&1 || true
 
-.PHONY: demo run test setup lock report clean
+.PHONY: demo run test setup lock report clean docs
 
 $(BIN)/qacamp: $(ROOT)/pyproject.toml $(ROOT)/requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +63,14 @@ report:
 
 test: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+# The references generated from the code: config/README.md (the config schema),
+# docs/measures.md (the measure registry), docs/presets.md (the presets); a test
+# compares each committed file with what its generator writes.
+docs: setup
+	"$$QACAMP_BIN/qacamp" schema --markdown > "$$QACAMP_ROOT/config/README.md"
+	"$$QACAMP_BIN/qacamp" measures --markdown > "$$QACAMP_ROOT/docs/measures.md"
+	"$$QACAMP_BIN/qacamp" presets --markdown > "$$QACAMP_ROOT/docs/presets.md"
 
 # Refresh the pinned versions after changing dependencies in pyproject.toml.
 lock: setup

@@ -1,6 +1,6 @@
 """Designing the next campaign at scale: qacamp.reliability.design vs the peers.
 
-The issue's case: a 1,000-run x 10,000-question matrix of right/wrong values
+The case at scale: a 1,000-run x 10,000-question matrix of right/wrong values
 (10 M cells), simulated with a logistic model (run ability and question
 difficulty, seeded).  Timed in-process, best of ``--repeat``:
 
@@ -150,8 +150,8 @@ def check(ours: dict, peer: dict | None, sm: dict, loop: dict,
     between the whole analysis and the kernels."""
     bad = []
     if whole is not None:
-        got = dict(zip(whole["design"].sizes["method"], whole["design"].sizes["n_units"],
-                       strict=True))
+        sizes = whole["design"][0]  # the frames of the command's outputs: out (sizes) first
+        got = dict(zip(sizes["method"], sizes["n_units"], strict=True))
         want = {**dict(zip(ours["need"]["coefficient"], ours["need"]["n_units"], strict=True)),
                 **dict(zip(ours["sizes"]["method"], ours["sizes"]["n_units"], strict=True))}
         bad += [f"whole analysis, {k}: {got[k]}, the kernel {v}" for k, v in want.items()

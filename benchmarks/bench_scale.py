@@ -239,7 +239,7 @@ def markdown(s: dict, mach: dict, check: dict) -> str:
     lines = [
         f"Machine: {mach.get('cpu', '?')}, {mach['nproc']} CPUs, {mach.get('mem_gb', '?')} GB RAM; "
         f"Python {mach['python']}, numpy {mach.get('numpy', '?')}, polars {mach.get('polars', '?')}; "
-        f"{mach['date']} (load average at start {mach['loadavg_at_start'][0]:.2f}).",
+        f"load average at start {mach['loadavg_at_start'][0]:.2f}.",
         "",
         f"Campaign: simulated trec-factoid, {s['runs']:,} runs x {s['questions']:,} questions "
         f"({s['pairs']:,} run pairs), measure {s['measure']}, sizes {', '.join(map(str, s['sizes']))}; "

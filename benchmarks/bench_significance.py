@@ -1,6 +1,6 @@
 """Significance tests at scale: qacamp vs ranx's Fisher randomisation test.
 
-The issue's case: 100 runs x 500 questions, all 4,950 run pairs, 10,000
+The case at scale: 100 runs x 500 questions, all 4,950 run pairs, 10,000
 permutations, each tool as a whole process (start-up, reading the data and
 writing the result included), side by side:
 

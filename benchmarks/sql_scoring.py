@@ -1,8 +1,8 @@
 """The core work of qacamp's QA4MRE scoring, written as plain DuckDB SQL.
 
-The peer of ``qacamp score`` in ``bench_scoring.py`` (issue 19: "scoring 1,000
-x 10,000 QA4MRE-shaped: no slower than the same core work in plain DuckDB
-SQL").  It reads the Parquet tables a QA4MRE ingest writes (``questions``,
+The peer of ``qacamp score`` in ``bench_scoring.py`` (its target:
+scoring 1,000 x 10,000 QA4MRE-shaped no slower than the same core work in
+plain DuckDB SQL).  It reads the Parquet tables a QA4MRE ingest writes (``questions``,
 ``options``, ``responses``, ``judgments`` and ``campaign.json``) and writes
 ``outcomes.parquet``, ``units.parquet``, ``runs.parquet`` (same columns,
 types, rows and canonical row order as qacamp's) and ``runs.csv`` (scope

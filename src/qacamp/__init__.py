@@ -4,7 +4,7 @@ Layers (only the outer one touches files):
 readers (raw formats -> typed polars frames) -> scoring (measures registry)
 -> reliability (resampling kernels) -> report (tables and figures).
 
-For notebooks (README, "Python API"): ``qacamp.evaluate(kind, ...)`` (what
+For notebooks (docs/cli.md, "Python API"): ``qacamp.evaluate(kind, ...)`` (what
 ``qacamp eval`` prints; :mod:`qacamp.api`) and one function per reliability
 analysis, ``qacamp.swap``, ``qacamp.stability``, ``qacamp.fit``,
 ``qacamp.bootstrap``, ``qacamp.significance``, ``qacamp.kendall`` ... (what

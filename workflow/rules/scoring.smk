@@ -48,7 +48,7 @@ rule score:
 rule duckdb:
     """One SQL view per Parquet table of the campaign (ingest, scores, reliability).
     A convenience index, not a result: rebuild it with the same command after
-    moving the results (README, "Outputs")."""
+    moving the results (docs/results.md)."""
     input:
         lambda wc: [out(f"{wc.campaign}/ingest/{t}.parquet") for t in INGEST_TABLES]
         + [out(f"{wc.campaign}/scores/{f}") for f in SCORE_FILES]

@@ -31,6 +31,7 @@ HELP = {
     "measures": "list the measures (name, family, aggregation, formula, citation)",
     "presets": "list the campaign presets (each campaign's method parameters with the "
                "sentence they follow)",
+    "schema": "list the workflow config's keys (key, type, default, description)",
     "eval": "score runs from raw files (trec_eval style)",
     "score": "score an ingested campaign: ingest/*.parquet + campaign.json -> "
              "scores/*.parquet, runs.csv",

@@ -10,7 +10,7 @@ contents).  ``qacamp reliability merge`` sums shards only when
 file of that analysis, one ``n_shards``, ``seed`` and ``settings`` for all,
 and every index ``0 .. n_shards - 1`` exactly once (a shard given twice, a
 missing shard, or shards of another seed or matrix are refused naming the
-file).  The merged output drops these columns (README "Outputs").
+file).  The merged output drops these columns (docs/results.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scoring in batches of runs, and shards of runs (issue 19, items 2 and 3).
+"""Scoring in batches of runs, and shards of runs: memory follows the batch, not the campaign.
 
 A run's scores depend only on its own responses, judgments and nugget
 matches, given four campaign-level facts that look across runs, found once
