@@ -109,11 +109,18 @@ def answer_sentence(c: Campaign, m: str, sizes: pl.DataFrame) -> str:
             f"{units} vary like these.")
 
 
+def frames_reasons(sizes: Mapping[str, pl.DataFrame], method: str) -> list[str]:
+    """The reasons ``method`` gives no size, per measure."""
+    return [r for df in sizes.values() for r in df.filter(
+        (pl.col("method") == method) & pl.col("n_units").is_null())["reason"].to_list() if r]
+
+
 def design_tables(c: Campaign) -> list[Table]:
     sizes = frames(c)
     if not sizes:
         return []
-    out = [design_table(c, sizes)]
+    table = design_table(c, sizes)
+    out = [table] if table.frame.height else []
     m = design_measure(c, sizes)
     items = frames(c, "_diagnostics").get(m) if m else None
     if items is not None and items.height:
@@ -176,9 +183,12 @@ def design_section(c: Campaign, tables: Mapping[str, Table],
             "the sizes each method needs.")
     else:
         names = ", ".join(label(x) for x in sizes)
+        swap = ("the swap method's answer is in the table" if "design" in tables else
+                "the swap method gives none either: "
+                + "; ".join(dict.fromkeys(r for r in frames_reasons(sizes, "swap"))))
         sentences.append(f"None of the measures ({names}) is a mean of per-{c.unit} values, so "
                          f"generalizability theory, the topic set sizes and the {c.unit} "
-                         "diagnostics do not apply; the swap method's answer is in the table.")
+                         f"diagnostics do not apply; {swap}.")
     return {"sentences": sentences, "figure": figure,
             "tables": [table_view(tables["design"])] if "design" in tables else [],
             "recheck": _recheck_part(c, m, tables), "notes": []}

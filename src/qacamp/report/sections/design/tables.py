@@ -68,36 +68,37 @@ def needed_range(r: Mapping) -> str | None:
     return f"{r['n_units_lower']:,}-{upper}"
 
 
+def unanswered(sizes: Mapping[str, pl.DataFrame]) -> dict[str, list[str]]:
+    """reason -> "method (measure)" of every method that gives no size."""
+    out: dict[str, list[str]] = {}
+    for m, df in sizes.items():
+        for r in df.filter(pl.col("n_units").is_null()).iter_rows(named=True):
+            out.setdefault(r["reason"] or "no size", []).append(f"{r['title']} ({label(m)})")
+    return out
+
+
 def design_table(c: Campaign, sizes: Mapping[str, pl.DataFrame]) -> Table:
-    """The sizes of every method and measure (module docstring)."""
+    """The sizes of every method and measure that gives one (module docstring);
+    the methods that give none are named under the table with their reason."""
     units = plural(c.unit)
-    rows, without, size = [], [], None
+    rows, size = [], None
     for m, df in sizes.items():
         size = size or (df["campaign_units"][0] if df.height else None)
-        values = df.filter(pl.col("method") == "erho2")["reason"].to_list()
-        no_values = bool(values) and values[0] is not None and "not a mean" in values[0]
-        if no_values:
-            without.append(label(m))
-        for r in df.iter_rows(named=True):
-            if no_values and r["method"] != "swap":
-                continue
+        for r in df.filter(pl.col("n_units").is_not_null()).iter_rows(named=True):
             rows.append({"measure": m, "method": r["title"],
                          "requirement": _requirement(r, units), "assumption": r["assumption"],
                          "n_units": r["n_units"], "range": needed_range(r),
-                         "at_campaign": _at_campaign(r),
-                         "note": r["reason"] if r["n_units"] is None else None})
+                         "at_campaign": _at_campaign(r)})
     notes = ["Range: the units needed by the bounds of the interval of E(rho^2) (Feldt) and "
              "Phi (Arteaga et al.); 'unbounded' where the lower bound of the coefficient is 0. "
              "d: the swap method's required difference of the measure (0.05 where it gives "
              "none), unless the config sets reliability.design.min_diff (docs/reliability.md, "
              "\"Designing the next campaign\")."]
-    if without:
-        notes.append(f"{', '.join(without)}: not a mean of per-{c.unit} values, so "
-                     f"generalizability theory, the topic set sizes and the {c.unit} "
-                     "diagnostics do not apply; only the swap method's row is shown.")
+    notes += [f"No size from {', '.join(which)}: {reason}."
+              for reason, which in unanswered(sizes).items()]
     schema = {"measure": pl.Utf8, "method": pl.Utf8, "requirement": pl.Utf8,
               "assumption": pl.Utf8, "n_units": pl.Int64, "range": pl.Utf8,
-              "at_campaign": pl.Utf8, "note": pl.Utf8}
+              "at_campaign": pl.Utf8}
     return Table("design", f"How many {units} the next campaign needs, by method: the "
                  f"requirement, its assumption, the {units} needed and where this campaign's "
                  + (f"{size:,} " if size else "") + f"{units} stand.",
@@ -107,9 +108,8 @@ def design_table(c: Campaign, sizes: Mapping[str, pl.DataFrame]) -> Table:
                   Column("assumption", "Assumption", "text", width="0.3\\linewidth"),
                   Column("n_units", f"{cap(units)} needed", "int"),
                   Column("range", "Range", "text"),
-                  Column("at_campaign", "This campaign", "text"),
-                  Column("note", "Note", "text", width="0.2\\linewidth")),
-                 notes=tuple(notes))
+                  Column("at_campaign", "This campaign", "text")),
+                 notes=tuple(notes), title=f"{cap(units)} needed")
 
 
 # --------------------------------------------------------------------------- re-check
@@ -184,8 +184,8 @@ def recheck_table(c: Campaign, m: str, items: pl.DataFrame) -> Table:
              "campaign's files, or no correlation (every run alike)."]
     return Table("design_recheck", f"{cap(units)} to re-check in {label(m)}: "
                  f"{f.height:,} of {items.height:,} flagged.", frame, tuple(cols),
-                 notes=tuple(notes))
+                 notes=tuple(notes), title=f"{cap(units)} to re-check")
 
 
 __all__ = ["TEXT_CHARS", "anchor", "count_text", "design_table", "needed_range",
-           "recheck_table"]
+           "recheck_table", "unanswered"]
