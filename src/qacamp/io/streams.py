@@ -54,9 +54,12 @@ class RowGroupWriter:
             return
         self._pending.append(part)
         self._held += part.num_rows
-        while self._held >= self.row_group:
-            table = self._joined()
-            self._writer.write_table(table.slice(0, self.row_group), row_group_size=self.row_group)
+        while self._held >= self.row_group:  # (only the rows written are copied)
+            import pyarrow as pa
+            table = pa.concat_tables(self._pending)
+            group = table.slice(0, self.row_group)
+            self._writer.write_table(group.combine_chunks() if self.one_chunk else group,
+                                     row_group_size=self.row_group)
             self.written += self.row_group
             rest = table.slice(self.row_group)
             self._pending, self._held = [rest], rest.num_rows
