@@ -156,14 +156,14 @@ class Phases:
     def __init__(self) -> None:
         self.sec: dict[str, dict[str, float]] = {}
         import qacamp.io
-        import qacamp.io.parquet
+        import qacamp.io.streams
         for name in self.STEPS:
             self._wrap(scoring, name, name)
         self._wrap(scoring.frames.Collector, "finish", "output frames (Collector.finish)")
         self._wrap(qacamp.io, "read_parquet", "read verified ingest tables")
-        self._wrap(qacamp.io.parquet, "parquet_bytes", "encode Parquet")
-        self._wrap(scoring.batches, "combine_bytes", "combine batches' bytes")
-        self._wrap(qacamp.cli.score, "_write", "decode runs, runs_wide, write files")
+        self._wrap(qacamp.io.streams.SortedWriter, "add", "encode Parquet row groups")
+        self._wrap(qacamp.io.streams.SortedWriter, "close", "last row groups, close files")
+        self._wrap(qacamp.cli.score, "_write", "runs_wide, write runs.csv")
         gen = scoring.score_batches
 
         def batches(*a, **k):  # the time spent inside the generator
@@ -388,7 +388,8 @@ def measure(args, ingest: Path, work: Path) -> int:
           f"{qi['cpu_s'] / si['cpu_s']:.2f}x | {qw['wall_s'] / sw['wall_s']:.2f}x; "
           f"{qw['cpu_s'] / sw['cpu_s']:.2f}x |")
     print("\nqacamp in process, breakdown (nested: score_batches holds the scoring steps, "
-          "Collector.finish the output frames):")
+          "Collector.finish the output frames; batches are scored in threads, so the steps "
+          "overlap and their CPU seconds are the whole process's):")
     for name, r in qi["phases"].items():
         print(f"  {name:<36} {r['wall_s']:7.2f} s  ({r['cpu_s']:.2f} s CPU)")
     print("DuckDB SQL in process, breakdown:")

@@ -1,4 +1,4 @@
-"""Run files read ahead in threads (qacamp.ingest.prefetch): results and
+"""Run files read ahead in threads (qacamp.ordered): results and
 errors in the order of the files, whatever order the threads finish in, and
 an ingest gives the same files and the same first error with 1 or 4 readers."""
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from qacamp import ordered as prefetch
 from qacamp.cli import main
-from qacamp.ingest import prefetch
-from qacamp.ingest.prefetch import in_order
+from qacamp.ordered import in_order
 
 #: a progress line of :class:`qacamp.progress.Progress`
 PROGRESS = re.compile(r".*: \d+/\d+ \(\d+%\) \d+\.\ds")

@@ -19,7 +19,8 @@ from qacamp import tables
 from qacamp.cli import main
 from qacamp.ingest import ingest_campaign, read_campaign, resolved_campaign, write_ingest
 from qacamp.io import spilling
-from qacamp.io.parquet import ROW_GROUP, parquet_bytes, write_row_groups
+from qacamp.io.parquet import ROW_GROUP, parquet_bytes
+from qacamp.io.streams import write_row_groups
 
 DEMO = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["campaigns"]
 TREC = SHARED_DATA / "trec-qa"
@@ -192,7 +193,7 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     """A failure after the first tables are written (here: in the judgments
     table's row groups) removes the spill folder, the written tables and their
     temporaries: the output folder is not created."""
-    from qacamp.io import outputs as files
+    from qacamp.io import writers as files
 
     spill_root = tmp_path / "tmp"
     spill_root.mkdir()

@@ -120,12 +120,12 @@ def _no_space(*args, **kwargs):
 
 @pytest.mark.parametrize("writer", ["parquet", "csv", "text"])
 def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypatch, writer):
-    import qacamp.io.outputs
+    import qacamp.io.writers
 
     target = tmp_path / f"out.{writer}"
     write_text("previous result", target)
-    # every writer ends in the one low-level write of qacamp.io.outputs
-    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
+    # every writer ends in the one low-level write of qacamp.io.writers
+    monkeypatch.setattr(qacamp.io.writers, "write_all", _no_space)
     if writer == "parquet":
         call = lambda: write_parquet(FRAME, target)  # noqa: E731
     elif writer == "csv":
@@ -142,11 +142,14 @@ def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypat
 
 
 def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
-    import qacamp.io.outputs
+    import qacamp.io.streams
+    import qacamp.io.writers
 
     ingest = _ingest_dir(tmp_path)
     capsys.readouterr()
-    monkeypatch.setattr(qacamp.io.outputs, "write_all", _no_space)
+    monkeypatch.setattr(qacamp.io.writers, "write_all", _no_space)
+    # (the score tables are written a row group at a time by the Parquet writer)
+    monkeypatch.setattr(qacamp.io.streams.RowGroupWriter, "close", _no_space)
     assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err

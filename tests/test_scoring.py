@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scoring_util import T, val
 
-from qacamp.io import write_campaign_duckdb, write_parquet, write_scores
+from qacamp.io import write_campaign_duckdb, write_csv, write_parquet, writing
 from qacamp.scoring import OUT_SCHEMAS, runs_wide, score_campaign
 from qacamp.tables import empty
 
@@ -157,8 +157,11 @@ def test_write_scores_and_duckdb(tmp_path: Path):
     ingest = tmp_path / "c" / "ingest"
     ingest.mkdir(parents=True)
     write_parquet(factoid_tables()["questions"], ingest / "questions.parquet")
-    write_scores({n: res[n] for n in OUT_SCHEMAS}, runs_wide(res["runs"], "adj", "trec-factoid"),
-                 tmp_path / "c" / "scores")
+    scores = tmp_path / "c" / "scores"
+    with writing("qacamp score", dirs=[scores]):
+        for n in OUT_SCHEMAS:
+            write_parquet(res[n], scores / f"{n}.parquet")
+        write_csv(runs_wide(res["runs"], "adj", "trec-factoid"), scores / "runs.csv")
     write_campaign_duckdb(tmp_path / "c")
     csv = (tmp_path / "c" / "scores" / "runs.csv").read_text().splitlines()
     assert csv[0].startswith("run,accuracy,cws")

@@ -7,10 +7,12 @@ import time
 
 
 class Progress:
-    """Report ``done/total`` at most every ``every`` seconds on stderr."""
+    """Report ``done/total`` at most every ``every`` seconds on stderr; nothing
+    before ``quiet_for`` seconds have passed (a step that ends sooner says nothing)."""
 
-    def __init__(self, label: str, total: int, every: float = 2.0, enabled: bool = True):
-        self.label = label
+    def __init__(self, label: str, total: int, every: float = 2.0, enabled: bool = True,
+                 quiet_for: float = 0.0):
+        self.label, self.quiet_for = label, quiet_for
         self.total = max(int(total), 1)
         self.every = every
         self.enabled = enabled
@@ -27,6 +29,8 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
+        if now - self.start < self.quiet_for:
+            return
         if done >= self.total or now - self._last >= self.every:
             self._last = now
             pct = 100.0 * done / self.total

@@ -110,5 +110,6 @@ def run(args) -> int:
         bar = Progress(f"ingest {name}: run files read", 1)
         acc = read_campaign(name, campaign, args.base_dir, progress=bar.report, spill=spill)
         print_warnings("ingest", acc.frame("warnings"))
-        write_ingest(acc, resolved, args.out)
+        write_ingest(acc, resolved, args.out,
+                     progress=Progress(f"ingest {name}: tables written", 1, quiet_for=2.0).report)
     return 0

@@ -51,28 +51,23 @@ def run(args) -> int:
         if args.merge:
             _merge(ingest, args.merge, args.out)
         else:
-            campaign, kind, files, runs, present = _score(ingest, shard)
+            campaign, kind, runs, present = _score(ingest, shard, args.out)
             if args.shard is None:
-                _write(campaign, kind, files, runs, present, args.out)
+                _write(campaign, kind, runs, present, args.out)
             else:
-                _write_shard(ingest, kind, shard, files, args.out)
+                _write_shard(ingest, kind, shard, args.out)
     return 0
 
 
-def _score(ingest: Path, shard: tuple[int, int]):
-    """(campaign, kind, Parquet bytes of the four score tables, run-level rows,
-    judgment sets) of the runs of ``shard``, scored batch by batch (each
-    batch's frames written to bytes and dropped before the next; the run-level
-    rows, scope ``all``, and the judgment sets of the run scores kept for
-    ``runs.csv``)."""
-    import polars as pl
-
+def _score(ingest: Path, shard: tuple[int, int], out):
+    """(campaign, kind, run-level rows, judgment sets) of the runs of ``shard``,
+    scored batch by batch, each batch's rows written to the four score tables
+    in ``out`` as it comes (:func:`_stream`)."""
     from ..ingest import read_resolved
     from ..io import read_parquet, read_row_groups
-    from ..io.parquet import parquet_bytes
     from ..kinds import KINDS
+    from ..progress import Progress
     from ..scoring import OUT_SCHEMAS, score_batches
-    from ..scoring.batches import combine_bytes
     from ..scoring.runtables import RUN_TABLES
     from ..tables import SCHEMAS
 
@@ -89,26 +84,50 @@ def _score(ingest: Path, shard: tuple[int, int]):
               if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",
                                                       schema=SCHEMAS[name])
               for name in SCHEMAS}
-    parts, runs, present = [], [], set()
-    for part in score_batches(kind, tables, campaign, shard):
-        runs.append(part["runs"].filter(pl.col("scope") == "all"))
-        present.update(part["runs"]["judgment_set"].unique().to_list())
-        parts.append({name: parquet_bytes(part[name]) for name in OUT_SCHEMAS})
-    del tables
-    return campaign, kind, combine_bytes(parts), pl.concat(runs), sorted(present)
+    bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1, quiet_for=2.0)
+    parts = ((name, part[name].to_arrow())
+             for part in score_batches(kind, tables, campaign, shard, progress=bar.report)
+             for name in OUT_SCHEMAS)
+    return (campaign, kind, *_stream(parts, out))
 
 
-def _write(campaign: dict, kind: str, files: dict, runs, present: list[str], out) -> None:
-    """The score files: ``files`` (Parquet bytes) and ``runs.csv``, the wide
-    run table of the primary judgment set (among ``present``, the sets of the
-    run scores) from ``runs`` (the run-level rows of scope ``all``)."""
-    from ..io import write_scores
+def _stream(parts, out):
+    """The score tables of ``parts`` ((name, Arrow table) pairs: blocks of runs
+    in run order, each in canonical order) written to ``out`` in canonical
+    order, each row group encoded once (:func:`qacamp.io.sorted_parquet`);
+    returns the run-level rows (scope ``all``) and the judgment sets of the
+    run scores, for ``runs.csv``."""
+    import polars as pl
+
+    from ..io import sorted_parquet
+    from ..scoring import OUT_SCHEMAS
+
+    schemas = {name: pl.DataFrame(schema=schema).to_arrow().schema
+               for name, schema in OUT_SCHEMAS.items()}
+    runs, present = [], set()
+    with sorted_parquet(schemas, out, "judgment_set") as add:
+        for name, table in parts:
+            add(name, table)
+            if name == "runs":
+                df = pl.from_arrow(table)
+                runs.append(df.filter(pl.col("scope") == "all"))
+                present.update(df["judgment_set"].unique().to_list())
+    return (pl.concat(runs) if runs else pl.DataFrame(schema=OUT_SCHEMAS["runs"])), \
+        sorted(present)
+
+
+def _write(campaign: dict, kind: str, runs, present: list[str], out) -> None:
+    """``runs.csv``, the wide run table of the primary judgment set (among
+    ``present``, the sets of the run scores) from ``runs`` (the run-level rows
+    of scope ``all``)."""
+    from ..io import write_csv
     from ..report.formats import spreadsheet_safe
     from ..scoring import primary_set, runs_wide
 
     flat = dict(campaign.get("options") or {}) | campaign
     primary = primary_set(kind, flat, present)
-    write_scores(files, spreadsheet_safe(runs_wide(runs, primary, kind)), out)
+    write_csv(spreadsheet_safe(runs_wide(runs, primary, kind)), Path(out) / "runs.csv",
+              float_precision=6)
 
 
 def _settings(ingest: Path, kind: str) -> str:
@@ -122,31 +141,22 @@ def _settings(ingest: Path, kind: str) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
-def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], files: dict, out) -> None:
+def _write_shard(ingest: Path, kind: str, shard: tuple[int, int], out) -> None:
     import polars as pl
 
-    from ..io import write_bytes, write_parquet
+    from ..io import write_parquet
     from ..reliability.shards import ID_SCHEMA
 
-    out = Path(out)
-    for name, data in files.items():
-        write_bytes(data, out / f"{name}.parquet", ".parquet")
     identity = pl.DataFrame({"shard": [shard[0]], "n_shards": [shard[1]], "seed": [0],
                              "settings": [_settings(ingest, kind)]}, schema=ID_SCHEMA)
-    write_parquet(identity, out / SHARD_ID)
+    write_parquet(identity, Path(out) / SHARD_ID)
 
 
 def _merge(ingest: Path, dirs: list[str], out) -> None:
-    import polars as pl
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     from ..errors import InputError
     from ..ingest import read_resolved
-    from ..io import parquet_file_bytes, read_parquet
+    from ..io import read_parquet
     from ..reliability.shards import ID_SCHEMA, check_shards
-    from ..scoring import OUT_SCHEMAS
-    from ..scoring.batches import combine_bytes
 
     paths = [str(Path(d) / SHARD_ID) for d in dirs]
     ids = [read_parquet(p, schema=ID_SCHEMA, fix="give the folders written by "
@@ -161,9 +171,19 @@ def _merge(ingest: Path, dirs: list[str], out) -> None:
                              f"than those of {ingest}", "rescore the shards from this ingest "
                              "folder (qacamp score --shard I/N)")
     order = sorted(range(len(dirs)), key=lambda k: ids[k]["shard"][0])
-    parts = [{name: parquet_file_bytes(Path(dirs[k]) / f"{name}.parquet", schema)
-              for name, schema in OUT_SCHEMAS.items()} for k in order]
-    files = combine_bytes(parts)
-    runs = pl.from_arrow(pq.read_table(pa.BufferReader(files["runs"])))
-    present = sorted(runs["judgment_set"].unique().to_list())
-    _write(campaign, kind, files, runs.filter(pl.col("scope") == "all"), present, out)
+    runs, present = _stream(_shard_parts([Path(dirs[k]) for k in order]), out)
+    _write(campaign, kind, runs, present, out)
+
+
+def _shard_parts(dirs: list[Path]):
+    """The score tables of the shard folders ``dirs`` (in shard order), verified,
+    a row group at a time as (name, Arrow table); ``dropped`` (campaign-level,
+    the same in every shard holding runs) from the first."""
+    from ..io import read_row_groups
+    from ..scoring import OUT_SCHEMAS
+
+    for i, folder in enumerate(dirs):
+        for name, schema in OUT_SCHEMAS.items():
+            if name != "dropped" or not i:
+                for chunk in read_row_groups(folder / f"{name}.parquet", schema).chunks():
+                    yield name, chunk.to_arrow()

@@ -150,14 +150,16 @@ def read_resolved(path: str | Path) -> dict:
 # --------------------------------------------------------------------------- writing
 
 def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: str | Path,
-                 row_group: int = ROW_GROUP) -> None:
+                 row_group: int = ROW_GROUP,
+                 progress: Callable[[int, int], None] | None = None) -> None:
     """Write ``<outdir>/<table>.parquet`` for every canonical table and
     ``<outdir>/campaign.json`` (sorted keys, indent 2), all or nothing.
 
     ``tabs``: the frames :func:`ingest_campaign` returns, or the
     :class:`~.accumulator.Acc` of :func:`read_campaign` (its spilled run tables are
     written a row group at a time, in canonical order, with the bytes the
-    frames would give); ``row_group``: rows per Parquet row group.
+    frames would give); ``row_group``: rows per Parquet row group;
+    ``progress(done, total)`` is called as each table is written.
     ``outdir`` is claimed as a ``qacamp ingest`` output folder
     (:func:`qacamp.io.writing`: new, empty or qacamp's own; joins the
     command's block when called inside one).  Every file is written to a
@@ -169,16 +171,18 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     outdir = Path(outdir)
     try:
         with writing("qacamp ingest", dirs=[outdir]):
-            for name in SCHEMAS:
+            for done, name in enumerate(SCHEMAS, 1):
                 path = outdir / f"{name}.parquet"
                 if isinstance(tabs, Acc):
                     parts, one_chunk = tabs.pieces(name)
                     write_parquet_parts(parts, empty(name).to_arrow().schema, path,
                                         one_chunk=one_chunk, row_group=row_group)
-                    continue
-                df = tabs.get(name)
-                df = empty(name) if df is None else conform(name, df)
-                write_parquet(canonical_order(name, df), path)
+                else:
+                    df = tabs.get(name)
+                    df = empty(name) if df is None else conform(name, df)
+                    write_parquet(canonical_order(name, df), path)
+                if progress is not None:
+                    progress(done, len(SCHEMAS))
             write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
                        outdir / "campaign.json")
     except OSError as exc:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 
 from ..errors import ConfigError
+from ..ordered import in_order
 from ..readers import pan
 from .checks import Acc, check_known, check_run_name, check_run_unique, coverage, first_place
-from .prefetch import in_order
 
 Where = dict[tuple[str, str, str], str]
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import ConfigError, InputError
+from ..ordered import in_order
 from ..readers import answer_keys, trec_questions, trec_runs
 from ..readers._text import data_lines, end_of_file, first_data_line, iter_lines, read_bytes
 from ..tables import empty
 from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
-from .prefetch import in_order
 
 Where = dict[tuple[str, str, str], str]
 
@@ -316,7 +316,7 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
 
 def _read_in_order(jobs: list[tuple[str, Callable[[], tuple]]]) -> Iterator[tuple]:
     """``(part, path, responses, judgments)`` of each ``(path, read)`` job in
-    order, the files read ahead in threads (:func:`.prefetch.in_order`: the
+    order, the files read ahead in threads (:func:`qacamp.ordered.in_order`: the
     same tables and the same first error as reading them one by one)."""
     for (path, _read), result in zip(jobs, in_order(read for _path, read in jobs), strict=True):
         part, resp, judg = result()

@@ -6,8 +6,9 @@ folder of other files, a file qacamp did not write; ``force`` takes over the
 last two), the writers (:func:`write_parquet`, :func:`write_bytes`, ...)
 stage files in the writer's temporary folder inside the marker, and at the
 end the records are written and every file renamed into place; an error
-leaves nothing.  A writer called outside a block is a block of its own.
-docs/architecture.md ("Files: qacamp.io") describes the rules.
+leaves nothing.  A writer called outside a block is a block of its own
+(the writers: :mod:`.writers`).  docs/architecture.md ("Files: qacamp.io")
+describes the rules.
 """
 
 from __future__ import annotations
@@ -20,17 +21,10 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import polars as pl
 
 from ..errors import BusyError, OutputError
 from . import records
-from .parquet import ROW_GROUP, parquet_bytes, write_row_groups
 from .records import LOCK, MARKER, TMP, Record, file_mode, kind_of, lstat, note, output_error
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 _ACTIVE: contextvars.ContextVar[Writing | None] = contextvars.ContextVar("qacamp_writing",
                                                                          default=None)
@@ -352,100 +346,3 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
         if outer is None:
             w.release()
             _ACTIVE.reset(token)
-
-
-# --------------------------------------------------------------------------- the writers
-
-@contextlib.contextmanager
-def _staging(path: str | Path, suffix: str, create: bool = True):
-    """``(temporary path, finish)``: write the temporary, then ``finish(sha256,
-    size)`` stages it for ``path``; on failure it is gone."""
-    w = active()
-    with contextlib.nullcontext(w) if w is not None else writing("qacamp.io", files=[path]) as w:
-        try:
-            target, root, tmp = w.prepare(path, suffix, create)
-        except OSError as exc:
-            raise output_error(path, exc) from None
-
-        def finish(sha: str | None, size: int | None) -> None:
-            os.chmod(tmp, file_mode())
-            w.stage(target, root, tmp, sha, size)
-        try:
-            yield tmp, finish
-        except OSError as exc:
-            raise output_error(path, exc) from None
-        finally:
-            if target not in w.staged:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
-                hashed: bool = True) -> Iterator[Path]:
-    """A temporary path for a writer that needs one; on success it becomes
-    ``path``, on failure it is deleted.  ``create=False``: the path does not
-    exist yet; ``hashed=False``: the record holds no SHA-256 (DuckDB)."""
-    with _staging(path, suffix or ".tmp", create) as (tmp, finish):
-        yield tmp
-        finish(*((records.sha256_file(tmp), os.path.getsize(tmp)) if hashed else (None, None)))
-
-
-def write_all(fd: int, view: memoryview) -> None:
-    """Write every byte of ``view`` to the descriptor ``fd``."""
-    while view:
-        view = view[os.write(fd, view[: 1 << 24]):]
-
-
-def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
-    """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
-    view = memoryview(data).cast("B")
-    with _staging(path, suffix) as (tmp, finish):
-        fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
-        try:
-            write_all(fd, view)
-        finally:
-            os.close(fd)
-        finish(records.sha256_bytes(view), view.nbytes)
-
-
-def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    """Write ``df`` atomically with deterministic options and page checksums."""
-    write_bytes(parquet_bytes(df), path, ".parquet")
-
-
-def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
-                        one_chunk: bool, row_group: int = ROW_GROUP) -> None:
-    """The rows of ``parts`` (Arrow tables, in order) as one Parquet file written
-    a row group at a time: the bytes :func:`write_parquet` writes for the
-    frame they concatenate to (:func:`~.parquet.write_row_groups`)."""
-    import pyarrow as pa
-
-    with atomic_path(path, ".parquet") as tmp:
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink:
-                write_row_groups(sink, parts, schema, one_chunk, row_group)
-        except OSError as exc:  # pyarrow's words: "Error writing bytes to file. Detail: ..."
-            raise (OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc) from None
-
-
-def write_text(text: str, path: str | Path) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
-    write_bytes(text.encode("utf-8"), path)
-
-
-def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
-    """Write ``df`` as CSV atomically with a fixed float format."""
-    write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
-                ".csv")
-
-
-def write_scores(frames: dict[str, pl.DataFrame], wide: pl.DataFrame,
-                 outdir: str | Path) -> None:
-    """The scoring frames (frames, or their Parquet bytes) as ``<name>.parquet``
-    in ``outdir`` and the wide run table as ``runs.csv``, all or nothing."""
-    with writing("qacamp score", dirs=[outdir]):
-        for name, frame in frames.items():
-            data = parquet_bytes(frame) if isinstance(frame, pl.DataFrame) else frame
-            write_bytes(data, Path(outdir) / f"{name}.parquet", ".parquet")
-        write_csv(wide, Path(outdir) / "runs.csv", float_precision=6)

@@ -1,4 +1,4 @@
-"""Parquet bytes in and out, and frames kept on disk while a command runs.
+"""Parquet bytes in and out, and a verified table read a row group at a time.
 
 Written with fixed options and a CRC-32 checksum on every page, so identical
 frames give identical bytes.  qacamp parses in its own process only bytes
@@ -9,15 +9,10 @@ so any failure of pyarrow on hostile bytes, an abort too, is one clean error.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import polars as pl
-
-from ..errors import OutputError
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
@@ -39,71 +34,6 @@ def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP) -> pa.Buffer:
     sink = pa.BufferOutputStream()
     pq.write_table(df.to_arrow(), sink, row_group_size=row_group, **WRITE_OPTIONS)
     return sink.getvalue()
-
-
-def concat_parquet_bytes(sources: list, key: str) -> pa.Buffer:
-    """The rows of the Parquet files ``sources`` (bytes written by
-    :func:`parquet_bytes`, one schema, each sorted on ``key`` first) as one
-    file: for each value of ``key`` in sorted order (nulls last), every
-    source's rows of that value in source order; the bytes of
-    :func:`parquet_bytes` of that frame, a row group's rows held at a time."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    files = [pq.ParquetFile(pa.BufferReader(src)) for src in sources]
-    if len(files) == 1 or not any(f.metadata.num_rows for f in files):
-        return pa.py_buffer(sources[0])
-    values = set().union(*(f.read(columns=[key]).column(0).unique().to_pylist() for f in files))
-    ordered = sorted(v for v in values if v is not None) + ([None] if None in values else [])
-
-    def parts():
-        for value in ordered:
-            for f in files:
-                for batch in f.iter_batches(batch_size=65536):
-                    if len(ordered) > 1:
-                        col = batch.column(key)
-                        batch = batch.filter(col.is_null() if value is None
-                                             else pc.equal(col, value).fill_null(False))
-                    yield pa.Table.from_batches([batch])
-    sink = pa.BufferOutputStream()
-    write_row_groups(sink, parts(), files[0].schema_arrow, one_chunk=True)
-    return sink.getvalue()
-
-
-def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
-                     row_group: int = ROW_GROUP) -> None:
-    """The rows of ``parts`` (Arrow tables of ``schema``, in order) to ``sink``
-    as one Parquet file, a row group (``row_group`` rows) held at a time: the
-    bytes of :func:`parquet_bytes` of the concatenated frame, which is one
-    chunk per row group (``one_chunk``, a sorted frame) or the parts' chunks."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if row_group < 1:
-        raise ValueError(f"row_group must be at least 1, not {row_group}")
-    with pq.ParquetWriter(sink, schema, **WRITE_OPTIONS) as writer:
-        pending: list[pa.Table] = []
-        held, written = 0, 0
-
-        def joined() -> pa.Table:
-            table = pa.concat_tables(pending) if pending else \
-                pa.Table.from_batches([], schema=schema)
-            return table.combine_chunks() if one_chunk else table
-
-        for part in parts:
-            if not part.num_rows:
-                continue
-            pending.append(part)
-            held += part.num_rows
-            while held >= row_group:
-                table = joined()
-                writer.write_table(table.slice(0, row_group), row_group_size=row_group)
-                written += row_group
-                rest = table.slice(row_group)
-                pending, held = [rest], rest.num_rows
-        if held or not written:  # (an empty table is one row group of no rows)
-            writer.write_table(joined(), row_group_size=row_group)
 
 
 class Damaged(ValueError):
@@ -340,66 +270,3 @@ class RowGroups:
                     table = table.filter(pc.is_in(col, pa.array(sorted(wanted), type=col.type)))
                 parts.append(table)
         return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
-
-
-SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
-             "then rerun (nothing partial was kept)")
-
-
-class Spill:
-    """Frames kept on disk while a command runs (``qacamp ingest``'s run
-    tables): Arrow IPC (LZ4) in one unnamed temporary file, which the system
-    removes however the process ends; a frame is read back batch for batch as
-    written (its chunks decide where Parquet pages end)."""
-
-    def __init__(self, fh) -> None:
-        self.fh, self.spans, self.end = fh, [], 0
-
-    def put(self, df: pl.DataFrame) -> int:
-        """Write ``df``; returns its handle."""
-        import pyarrow as pa
-
-        table, sink = df.to_arrow(), pa.BufferOutputStream()
-        with pa.ipc.new_file(sink, table.schema,
-                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
-            for batch in table.to_batches():
-                w.write_batch(batch)
-        data, start = memoryview(sink.getvalue()).cast("B"), self.end
-        try:
-            while data:
-                n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
-                data, self.end = data[n:], self.end + n
-        except OSError as exc:
-            raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
-                              else str(exc), SPILL_FIX) from None
-        self.spans.append((start, self.end - start))
-        return len(self.spans) - 1
-
-    def get(self, handle: int) -> pa.Table:
-        """The frame of ``handle`` as an Arrow table, batch for batch as written."""
-        import pyarrow as pa
-
-        start, size = self.spans[handle]
-        data = os.pread(self.fh.fileno(), size, start)
-        while len(data) < size:
-            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
-            if not more:
-                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
-            data += more
-        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
-
-    def frame(self, handle: int) -> pl.DataFrame:
-        """The frame of ``handle`` (polars)."""
-        return pl.from_arrow(self.get(handle), rechunk=False)
-
-
-@contextlib.contextmanager
-def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
-    """A :class:`Spill` in a new unnamed temporary file, gone when the block
-    ends or the process dies."""
-    try:
-        fh = tempfile.TemporaryFile(prefix=prefix)
-    except OSError as exc:
-        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
-    with fh:
-        yield Spill(fh)

@@ -25,7 +25,7 @@ import polars as pl
 
 from ..errors import InputError, OutputError
 from . import records
-from .outputs import active, atomic_path, writing
+from .outputs import active, writing
 from .parquet import (
     Damaged,
     RowGroups,
@@ -34,6 +34,7 @@ from .parquet import (
     parse_parquet,
     parse_untrusted,
 )
+from .writers import atomic_path
 
 if TYPE_CHECKING:
     import pyarrow as pa

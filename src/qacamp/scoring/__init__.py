@@ -1,8 +1,9 @@
 """Scoring: canonical ingest tables -> outcomes / units / runs / dropped score tables.
 
 :func:`score_campaign` is the one code path used by the workflow (``qacamp
-score``) and by ``qacamp eval``.  It is pure (frames in, frames out); writing
-is :func:`qacamp.io.write_scores`.  One module per step:
+score``) and by ``qacamp eval``.  It is pure (frames in, frames out); ``qacamp
+score`` writes :func:`score_batches`' batches as they come
+(:func:`qacamp.io.sorted_parquet`).  One module per step:
 
 - :mod:`.options`: the campaign's options and their year rules;
 - :mod:`.judged`: which units each judgment set scores, which it drops;
@@ -21,13 +22,15 @@ denominators is in ``docs/semantics.md``; the measures themselves in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 import polars as pl
 
 from ..aggregate import group_agg
 from ..kinds import KINDS
+from ..ordered import in_order, workers
 from ..tables import SCHEMAS, empty
 from .baselines import (
     BASELINE_EXPECTED,
@@ -73,11 +76,15 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
 
 def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
                   options: Mapping[str, Any] | None = None,
-                  shard: tuple[int, int] = (0, 1)) -> Iterator[dict[str, pl.DataFrame]]:
+                  shard: tuple[int, int] = (0, 1),
+                  progress: Callable[[int, int], None] | None = None
+                  ) -> Iterator[dict[str, pl.DataFrame]]:
     """:func:`score_campaign`'s result batch by batch of runs
     (:data:`.batches.BATCH_CELLS`), in run order, so that a caller writing
-    them as they come holds one batch's frames at a time.  The campaign-level
-    ``dropped`` rows come with the first batch (later batches have none)."""
+    them as they come holds a few batches' frames at a time (batches are
+    scored ahead in threads, :func:`qacamp.ordered.in_order`).  The
+    campaign-level ``dropped`` rows come with the first batch (later batches
+    have none).  ``progress(done, total)`` is called as each batch is yielded."""
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
     opts = resolve_options(kind, options, t["questions"]["qtype"].unique().to_list())
@@ -98,16 +105,30 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     if names and not mine:  # an empty shard: the campaign-level rows only
         yield head.finish()
         return
-    blocks = batch_runs(mine, judged) or [[]]
+    threads = workers()
+    blocks = batch_runs(mine, judged, threads) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)
-    for i, block in enumerate(blocks):
-        out = head if i == 0 else Collector(kind)
-        _score_runs(restrict(ctx, block, whole=len(block) == len(names)), judged, out)
-        part = out.finish()
-        if i:  # campaign-level: the first batch's
-            part["dropped"] = part["dropped"].clear()
-        yield part
+    # each batch's run tables are read here, in order (a row-group source is
+    # read by one thread); the batches are scored in threads (polars works
+    # outside the interpreter lock) and come back in order
+    jobs = (partial(_score_batch, restrict(ctx, block, whole=len(block) == len(names)), judged,
+                    head if i == 0 else Collector(kind), i > 0)
+            for i, block in enumerate(blocks))
+    for done, result in enumerate(in_order(jobs, min(threads, len(blocks))), 1):
+        yield result()
+        if progress is not None:
+            progress(done, len(blocks))
+
+
+def _score_batch(ctx, judged, out: Collector, later: bool) -> dict[str, pl.DataFrame]:
+    """The output frames of one batch of runs; a ``later`` batch has no
+    ``dropped`` rows (campaign-level: the first batch's)."""
+    _score_runs(ctx, judged, out)
+    part = out.finish()
+    if later:
+        part["dropped"] = part["dropped"].clear()
+    return part
 
 
 def _score_runs(ctx, judged, out: Collector) -> None:

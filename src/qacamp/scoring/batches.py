@@ -56,10 +56,11 @@ def shard_runs(names: list[str], shard: int, n_shards: int) -> list[str]:
     return names[shard * size:(shard + 1) * size]
 
 
-def batch_runs(names: list[str], judged: Judged) -> list[list[str]]:
-    """``names`` cut into batches of at most :data:`BATCH_CELLS` grid cells."""
+def batch_runs(names: list[str], judged: Judged, threads: int = 1) -> list[list[str]]:
+    """``names`` cut into batches of at most :data:`BATCH_CELLS` grid cells
+    between the ``threads`` scoring at once."""
     units = judged.question.height + judged.lists.height + judged.other.height
-    per = max(1, BATCH_CELLS // max(1, units))
+    per = max(1, BATCH_CELLS // max(1, units * threads))
     return [names[i:i + per] for i in range(0, len(names), per)]
 
 
@@ -124,17 +125,5 @@ def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     return out
 
 
-def combine_bytes(parts: list[dict]) -> dict:
-    """:func:`combine` of blocks given as Parquet bytes (one dict of bytes per
-    block, :func:`qacamp.io.parquet.parquet_bytes`): the bytes of the combined
-    frames, written row group by row group (memory: the blocks' compressed
-    bytes and one row group)."""
-    from ..io.parquet import concat_parquet_bytes
-
-    return {name: concat_parquet_bytes([p[name] for p in (parts[:1] if name == "dropped"
-                                                            else parts)], JS)
-            for name in OUT_SCHEMAS}
-
-
-__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "combine_bytes", "restrict", "scored_runs",
+__all__ = ["BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "restrict", "scored_runs",
            "shard_runs"]

@@ -1,12 +1,13 @@
-"""Run files read ahead in threads, consumed in order.
+"""Independent work run ahead in threads, consumed in order.
 
 Reading a run file (gunzip, columnar parsing in polars, the format's checks)
-mostly runs outside the interpreter lock, so a second core reads the next
-file while the ingest checks and keeps the current one.  :func:`in_order`
-yields the reads in the order given, and each read's error is raised when its
-turn comes: the tables, the warnings and the first error reported are exactly
-those of reading the files one after the other.  At most :func:`workers`
-files are read ahead, so memory holds a few files' frames, not the campaign's.
+and scoring a batch of runs (polars) mostly run outside the interpreter lock,
+so a second core reads the next file, or scores the next batch, while the
+caller keeps the current one.  :func:`in_order` yields the results in the
+order given, and each one's error is raised when its turn comes: the tables,
+the warnings and the first error reported are exactly those of doing the
+work one piece after the other.  At most :func:`workers` pieces run ahead,
+so memory holds a few files' or batches' frames, not the campaign's.
 """
 
 from __future__ import annotations

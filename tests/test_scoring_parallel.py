@@ -1,0 +1,88 @@
+"""Scoring batches of runs in threads, written once: `qacamp score` writes the
+same bytes for batches of 1, 3 and the default number of runs, scored by 1
+or 2 threads, on demo campaigns (several judgment sets and NIL questions:
+trec2002; QA4MRE baselines scored as runs: qa4mre2013) and on a campaign of
+real files (the QA4MRE 2012 gold standard of ../shared/data with simulated
+runs); and the sorted writer gives the bytes of the stably sorted frame
+whatever the order in which key values arrive."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from paths import SHARED_DATA
+from workflow_util import qacamp_in_root
+
+import qacamp.scoring
+from qacamp.io.parquet import parquet_bytes
+from qacamp.io.streams import SortedWriter, spilling
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
+GOLD = SHARED_DATA / "qa4mre" / "QA4MRE-2012-EN_GS.xml"
+
+
+def _ingest(name: str, d: Path) -> Path:
+    if name != "real-qa4mre2012":
+        assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
+                              "--campaign", name, "--out", d / "ingest") == 0
+        return d / "ingest"
+    if not GOLD.exists():
+        pytest.skip("shared data missing")
+    assert qacamp_in_root("simulate", "qa4mre", "--questions-from", GOLD, "--out", d / "sim",
+                          "--runs", "7", "--seed", "3", "--quiet") == 0
+    campaign = {"kind": "qa4mre", "edition": "2012", "gold": str(GOLD),
+                "runs": str(d / "sim" / "runs" / "*.xml")}
+    assert qacamp_in_root("ingest", "--campaign-json", json.dumps(campaign), "--name", "real",
+                          "--out", d / "ingest") == 0
+    return d / "ingest"
+
+
+@pytest.fixture(scope="module", params=["trec2002", "qa4mre2013", "real-qa4mre2012"])
+def campaign(request, tmp_path_factory):
+    """(ingest folder, scores folder of one default `qacamp score`)."""
+    d = tmp_path_factory.mktemp(request.param)
+    ingest = _ingest(request.param, d)
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", d / "scores") == 0
+    return ingest, d / "scores"
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("per_batch", [1, 3, None])
+def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch, per_batch,
+                                                 threads):
+    ingest, whole = campaign
+    if per_batch is not None:
+        monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
+            names[i:i + per_batch] for i in range(0, len(names), per_batch)])
+    monkeypatch.setattr(qacamp.scoring, "workers", lambda: threads)
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
+    for f in FILES:
+        assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("row_group", [2, 5, 1 << 20])
+def test_sorted_writer_gives_the_bytes_of_the_stable_sort(tmp_path, row_group):
+    """Parts sorted on the key, values arriving in any order (a smaller one
+    after rows of a larger one were written, nulls last): the file holds the
+    stable sort of their concatenation, in the bytes of parquet_bytes."""
+    parts = [pl.DataFrame({"k": ["b", "b", "c", None], "v": [1, 2, 3, 4]}),
+             pl.DataFrame({"k": ["b", "c"], "v": [5, 6]}),
+             pl.DataFrame({"k": ["a", "b", None], "v": [7, 8, 9]}),
+             pl.DataFrame({"k": [], "v": []}, schema={"k": pl.String, "v": pl.Int64}),
+             pl.DataFrame({"k": ["a", "c", "d"], "v": [10, 11, 12]})]
+    whole = pl.concat(parts).sort("k", nulls_last=True, maintain_order=True)
+    path = tmp_path / "out.parquet"
+    with spilling() as spill:
+        w = SortedWriter(str(path), whole.to_arrow().schema, "k", spill, row_group)
+        for p in parts:
+            w.add(p.to_arrow())
+        w.close()
+    assert path.read_bytes() == parquet_bytes(whole, row_group).to_pybytes()
+    empty = tmp_path / "empty.parquet"
+    with spilling() as spill:
+        SortedWriter(str(empty), whole.to_arrow().schema, "k", spill, row_group).close()
+    assert empty.read_bytes() == parquet_bytes(whole.clear(), row_group).to_pybytes()
