@@ -13,7 +13,8 @@ from typing import Any
 import polars as pl
 
 from ..errors import InputError
-from ..readers._text import control_character, data_lines, end_of_file
+from ..readers._text import data_lines
+from ..readers._words import control_character, end_of_file
 from .accumulator import Acc
 
 PART_QTYPES = {"factoid": "FACTOID", "list": "LIST", "other": "OTHER",

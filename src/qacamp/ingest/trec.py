@@ -13,7 +13,8 @@ import polars as pl
 from ..errors import ConfigError, InputError
 from ..ordered import in_order
 from ..readers import answer_keys, trec_questions, trec_runs
-from ..readers._text import data_lines, end_of_file, first_data_line, iter_lines, read_bytes
+from ..readers._text import data_lines, first_data_line, iter_lines, read_bytes
+from ..readers._words import end_of_file
 from ..tables import empty
 from .checks import PART_QTYPES, Acc, first_place, judged_sets, line_of, line_of_item, word_place
 

@@ -34,7 +34,6 @@ import gzip
 import os
 import re
 import stat
-import unicodedata
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -388,34 +387,3 @@ def _batch_frame(batch: bytes, start: int) -> pl.DataFrame:
     lines = pl.Series("line", [batch.decode("utf-8")], dtype=pl.String).str.split("\n").explode()
     return pl.DataFrame({"line_no": pl.int_range(start, start + len(lines), eager=True),
                          "line": lines})
-
-
-def end_of_file(path: str | Path) -> str:
-    """The place "line N (end of file)" of ``path`` (for errors about the whole file)."""
-    try:
-        data = read_bytes(path)
-    except InputError:
-        return "byte 0"
-    n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    return f"line {n} (end of file)"
-
-
-def no_data(path: str | Path, fmt: str) -> InputError:
-    """The error for a file without any data line."""
-    return InputError(path, end_of_file(path), "the file has no data lines",
-                      f"give the file its content in the format `{fmt}`")
-
-
-def control_character(text: str) -> str | None:
-    """The name of the first control character of ``text`` (a tab, a line break,
-    any other C0/C1 control, U+2028/U+2029), or None."""
-    for ch in text:
-        if ch in "\u2028\u2029" or unicodedata.category(ch) == "Cc":
-            name = {"\t": "tab", "\n": "line feed", "\r": "carriage return"}.get(ch)
-            return f"{name} (U+{ord(ch):04X})" if name else f"control character U+{ord(ch):04X}"
-    return None
-
-
-def norm_space(text: str | None) -> str:
-    """Collapse runs of white space to one space and strip."""
-    return re.sub(r"\s+", " ", text or "").strip()

@@ -36,7 +36,8 @@ import polars as pl
 from ..errors import InputError
 from ..tables import SCHEMAS, conform
 from . import _key_columns
-from ._text import data_lines, end_of_file, iter_lines
+from ._text import data_lines, iter_lines
+from ._words import end_of_file
 
 _QID_HEADER = re.compile(r"^Qid\s+(\S+?):")
 _DOCID = re.compile(r"^[A-Z][A-Z_]*\d{8}\.\d{4}$")

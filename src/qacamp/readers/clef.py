@@ -24,7 +24,8 @@ import polars as pl
 from ..errors import InputError
 from ..tables import conform
 from . import _clef_columns
-from ._text import data_lines, end_of_file
+from ._text import data_lines
+from ._words import end_of_file
 
 JUDGMENT_SET = "official"
 RUN_HEADER = ["run", "qid", "answered", "judgment", "answer"]

@@ -48,7 +48,8 @@ import polars as pl
 from ..errors import InputError
 from ..tables import SCHEMAS, conform
 from . import _matrix_columns
-from ._text import end_of_file, first_data_line, read_bytes, read_lines
+from ._text import first_data_line, read_bytes, read_lines
+from ._words import end_of_file
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"

@@ -43,7 +43,8 @@ import polars as pl
 from ..errors import InputError
 from ..tables import conform
 from . import _pan_columns
-from ._text import control_character, data_lines, end_of_file
+from ._text import data_lines
+from ._words import control_character, end_of_file
 
 JUDGMENT_SET = "gold"
 OPTIONS = (("Y", "same author"), ("N", "different authors"))

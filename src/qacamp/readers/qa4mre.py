@@ -44,7 +44,7 @@ import polars as pl
 
 from ..errors import InputError
 from ..tables import conform
-from ._text import control_character, norm_space
+from ._words import control_character, norm_space
 from ._xml import all_text, describe, parse_xml_lines
 
 JUDGMENT_SET = "gold"

@@ -31,7 +31,8 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..tables import conform
-from ._text import end_of_file, norm_space, read_lines
+from ._text import read_lines
+from ._words import end_of_file, norm_space
 from ._xml import describe, parse_xml
 
 QTYPES = ("FACTOID", "LIST", "OTHER")

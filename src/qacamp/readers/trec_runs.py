@@ -28,7 +28,8 @@ import polars as pl
 from ..errors import InputError
 from ..tables import conform, empty
 from ._fields import check_one_tag, check_unique, first_line, split_fields
-from ._text import lines_frame, no_data, scan_lines
+from ._text import lines_frame, scan_lines
+from ._words import no_data
 
 JUDGMENT_MAP = {"R": "R", "W": "W", "U": "U", "X": "X", "L": "L",
                 "1": "R", "-1": "W", "2": "U", "3": "X"}
