@@ -1,4 +1,4 @@
-"""Output paths never destroy what qacamp did not write (issue 16, scope 1).
+"""Output paths never destroy what qacamp did not write.
 
 Every ``--out`` of every command (ingest, score, reliability *, report *,
 simulate, duckdb, manifest) pointed at a folder holding a user's file, an

@@ -204,7 +204,7 @@ def test_test_letters_follow_the_adjusted_decisions():
 
 
 def test_no_swap_letters_when_too_few_runs_to_estimate_a_required_difference():
-    """Issue 20 item 2: below the weak-evidence threshold of runs the swap
+    """Below the weak-evidence threshold of runs the swap
     method estimates no required difference, so no letters are drawn from it
     (the test's letters stay); the warning text is the one fit_swap writes."""
     from qacamp.reliability.campaign_level import equivalence_frame

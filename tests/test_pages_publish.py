@@ -1,12 +1,11 @@
-"""Pages and tables an organizer can publish from without editing (issue 20,
-items 1, 2 and 4), on the session's demo run and on campaigns built from the
+"""Pages and tables an organizer can publish from without editing, on the session's demo run and on campaigns built from the
 real files in ../shared/data: the Web 2004 score matrix (``measure: ap``), the
 QA4MRE 2012 gold standard (runs simulated for its real questions with
 ``qacamp simulate --questions-from``) and a 4-run campaign.
 
 Expected values come from the raw files or the pipeline's Parquet read here
 (column means of the CSV, the gold's ``t_name`` attributes, question ids
-above 15), from hand computations, or from the issue's own wording."""
+above 15), from hand computations, or from the wording the pages must use."""
 
 from __future__ import annotations
 

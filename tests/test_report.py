@@ -413,7 +413,7 @@ def test_cli_tables_qa4mre(tmp_path, capsys):
     names = {Path(p).name for p in listed}
     for stem in ("runs", "swap_summary", "bootstrap"):
         assert {f"{stem}.tex", f"{stem}.md", f"{stem}.csv"} <= names
-    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table (issue 20)
+    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table
     assert not any(n.startswith("c_at_1_vs_accuracy") for n in names)
     assert "Table 3" in (out / "runs.md").read_text()
     runs_csv = pl.read_csv(out / "runs.csv")

@@ -1,4 +1,4 @@
-"""Scoring by shards of runs and in batches of runs (issue 19, items 2 and 3):
+"""Scoring by shards of runs and in batches of runs:
 `qacamp score --shard I/N` then `--merge` writes the same bytes as one
 unsharded `qacamp score`, for 1, 3 and 5 shards, on demo campaigns (several
 judgment sets and NIL questions: trec2002; series, list and Other questions:

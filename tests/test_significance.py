@@ -1,4 +1,4 @@
-"""Significance tests over all run pairs (issue 18): differential tests against
+"""Significance tests over all run pairs: differential tests against
 scipy, statsmodels and ranx on the real TREC score matrices, exact
 enumerations built by hand for the mean, c@1, CWS and PAN's AUC, shard
 invariance and the checked merge, the resolution warning, the command line."""

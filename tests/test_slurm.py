@@ -3,7 +3,7 @@
 `.ci/run` installs munge + slurmctld + slurmd, starts a one-node cluster on
 localhost (tests/slurm/start.sh) and sets QACAMP_SLURM=1.  The test runs the
 same targets once locally (one scoring job) and once with `--executor slurm`
-(Snakemake's official executor plugin; scoring in 3 shard jobs, issue 19) and
+(Snakemake's official executor plugin; scoring in 3 shard jobs) and
 checks that the scores and the merged reliability results are byte-identical.
 """
 

@@ -1,4 +1,4 @@
-"""A workflow log a person can follow (issue 20, items 6 and 7): `make run` /
+"""A workflow log a person can follow: `make run` /
 `make demo` print one progress line per finished step, a failed step's
 one-line error first, and a summary of what was written where; Snakemake's
 full log stays in its file.  A rerun with nothing to do says so in one line,
@@ -53,7 +53,7 @@ def test_a_progress_line_per_finished_step_and_a_summary():
         (None, {}, logging.INFO, "Complete log(s): /x/.snakemake/log/a.snakemake.log", 14.0),
     ]
     lines = fed(events)
-    assert lines[0] == "[12/203] score trec2004 (2.1 s)"  # the issue's example
+    assert lines[0] == "[12/203] score trec2004 (2.1 s)"  # the format a person reads
     assert lines[1] == "[13/203] report_index (2.0 s)"
     assert lines[2].startswith("qacamp: done: 13 steps in ")
     assert "wrote 2 file(s) under results-demo/" in lines[2]
