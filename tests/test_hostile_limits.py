@@ -254,10 +254,10 @@ def test_autojudge_without_patterns_is_a_config_error(here, capsys):
 # --------------------------------------------------------------------------- workflow
 
 @pytest.mark.slow
-def test_workflow_stops_on_a_lone_carriage_return(tmp_path):
-    from workflow_util import small_clef_campaign, snakemake
+def test_workflow_stops_on_a_lone_carriage_return(tmp_path, small_campaign):
+    from workflow_util import snakemake
 
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    cfg = small_campaign
     bad = sorted((tmp_path / "data" / "runs").glob("*.tsv"))[1]
     lines = bad.read_text().splitlines()
     bad.write_bytes(("\n".join(lines[:4]) + "\r" + "\n".join(lines[4:]) + "\n").encode())

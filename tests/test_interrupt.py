@@ -23,20 +23,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_regeneration import (
-    campaign_config,
-    differing,
-    leftover_temp_files,
-    reference_dir,
-)
 from workflow_util import (
     BIN,
     DEMO_OUT,
     ROOT,
-    demo_run,
+    campaign_config,
     demo_workdir,
+    differing,
     differing_files,
     env,
+    leftover_temp_files,
     make_cmd,
     needs_make,
     snakemake,
@@ -64,7 +60,8 @@ def _kill_at(workdir: Path, cfg: Path, pattern: str, lock: bool = True,
     first job about to commit such an output, its temporary files complete,
     writes a marker and waits; then SIGKILL the whole group.  Returns how it
     ended ("killed", or "finished" if the run ended without reaching the point)
-    and the temporary files the killed job held."""
+    and the temporary files the killed job held, each checked complete (a
+    non-empty file) right after the kill."""
     stamp = time.monotonic_ns()
     marker = workdir / f"killpoint.{stamp}"
     log = open(workdir / f"snakemake.{stamp}.log", "w")
@@ -89,17 +86,15 @@ def _kill_at(workdir: Path, cfg: Path, pattern: str, lock: bool = True,
         assert _group_gone(proc.pid), "jobs of the killed run survived"
         held = [line for line in marker.read_text().splitlines() if line]
         marker.unlink()
+        for t in held:
+            assert "/.qacamp-output/.tmp/" in t, t  # a writer's folder (qacamp.io)
+            assert os.path.isfile(t) and os.path.getsize(t) > 0, t
         return "killed", held
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
-
-
-@pytest.fixture(scope="session")
-def reference_run(tmp_path_factory) -> Path:
-    return reference_dir(tmp_path_factory)
 
 
 def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
@@ -120,14 +115,11 @@ def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
         seen[name] = leftover_temp_files(tmp_path)
     assert list(outcomes.values()) == ["killed"] * len(points), outcomes
     # each killed job held complete temporary files in its writer's folder
-    # (qacamp.io: <claimed folder>/.qacamp-output/.tmp/<host.pid.start.random>/)
-    # and they were left behind for the reruns to deal with
-    for name, temps in held.items():
-        assert temps, name
-        for t in temps:
-            assert "/.qacamp-output/.tmp/" in t, (name, t)
-            assert Path(t).is_file() and Path(t).stat().st_size > 0, (name, t)
-        assert seen[name], name
+    # (qacamp.io: <claimed folder>/.qacamp-output/.tmp/<host.pid.start.random>/),
+    # left behind for the reruns to deal with (the next writer in that folder
+    # sweeps the folders of ended processes)
+    for name in outcomes:
+        assert held[name] and seen[name], (name, held[name], seen[name])
     # a killed Snakemake leaves its lock behind; the user unlocks, then reruns
     res = snakemake(tmp_path, "--unlock", configfile=cfg)
     assert res.returncode == 0, res.stderr[-2000:]
@@ -212,7 +204,7 @@ def resumed_demo(tmp_path_factory):
 
 
 @needs_make
-def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_path_factory):
+def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, demo):
     work, facts = resumed_demo
     second = facts["second"]
     assert facts["alive_during_second"]
@@ -227,8 +219,7 @@ def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_pa
     locks = work / ".snakemake" / "locks"
     assert not locks.exists() or not any(locks.iterdir())
 
-    reference = demo_run(tmp_path_factory) / DEMO_OUT
-    diff = differing_files(reference, work / DEMO_OUT)
+    diff = differing_files(demo, work / DEMO_OUT)
     assert diff == []
     for p in tree_files(work / DEMO_OUT).values():
         if p.suffix == ".parquet":

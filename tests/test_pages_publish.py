@@ -21,7 +21,7 @@ import yaml
 from campaign_util import build
 from page_util import Tables, column, numbering, page_text, section
 from paths import SHARED_DATA
-from workflow_util import DEMO_OUT, demo_run, needs_make, qacamp
+from workflow_util import needs_make, qacamp
 
 from qacamp.reliability import fits as F
 from qacamp.reliability.matrix import ScoreMatrix
@@ -34,11 +34,6 @@ WEB = SHARED_DATA / "score-matrices" / "web2004.csv"
 GOLD_2012 = SHARED_DATA / "qa4mre" / "QA4MRE-2012-EN_GS.xml"
 SMALL = {"swap": {"sizes": "10:30:10", "trials": 2, "min_fit_size": 10},
          "stability": {"size": 20, "trials": 3}, "bootstrap": {"trials": 20}}
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory) / DEMO_OUT
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +71,7 @@ def tables(out, campaign: str) -> dict:
 
 # --------------------------------------------------------------------------- 1. wrong on the page
 
+@pytest.mark.slow
 @needs_make
 def test_index_editions_table_holds_the_qa4mre_editions_only(demo):
     ed = Tables((demo / "index.html").read_text(encoding="utf-8")).tables["editions"]
@@ -112,6 +108,7 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
         html.split("<style>")[1].split("caption {")[1].split("}")[0])
 
 
+@pytest.mark.slow
 @needs_make
 def test_qa4mre_page_says_how_many_auxiliary_questions_are_scored_apart(demo):
     q = pl.read_parquet(demo / "qa4mre2013" / "ingest" / "questions.parquet")
@@ -129,6 +126,7 @@ def test_qa4mre_page_says_how_many_auxiliary_questions_are_scored_apart(demo):
     assert {round(v, 9) for v in per_run["value"].to_list()} == {float(q.height - aux)}
 
 
+@pytest.mark.slow
 @needs_make
 def test_run_tables_show_the_columns_of_the_kinds_paper(demo):
     """The run table by default: run, the headline, the measures of the
@@ -190,6 +188,7 @@ def test_relative_difference_is_left_empty_for_a_negative_best_score():
     assert row["relative_difference"] is None  # (i)/(ii) with (ii) < 0 means nothing
 
 
+@pytest.mark.slow
 @needs_make
 def test_captions_fit_the_campaign(demo):
     for c in ("qa4mre2013", "clef2009", "pan"):
@@ -202,6 +201,7 @@ def test_captions_fit_the_campaign(demo):
     assert "Average per-series score of the ten best runs" in page(demo, "trec2004")
 
 
+@pytest.mark.slow
 @needs_make
 def test_top_runs_caption_counts_the_runs_there_are(demo):
     from qacamp.report.overview import breakdown_section
@@ -243,6 +243,7 @@ def test_a_four_run_campaign_gives_no_required_difference(real):
             assert not any(t.endswith("(decides)") for t in legend), legend
 
 
+@pytest.mark.slow
 @needs_make
 def test_a_weak_evidence_campaign_shows_one_short_section(demo):
     """The 5-run PAN page: said once, no swap figures, no empty table, no
@@ -267,6 +268,7 @@ def test_a_weak_evidence_campaign_shows_one_short_section(demo):
     assert warnings.count("Too few runs") == 1 and "see Reliability" in warnings
 
 
+@pytest.mark.slow
 @needs_make
 def test_no_warning_about_the_first_bin_which_never_decides(demo):
     for c in DEMO:
@@ -290,6 +292,7 @@ def test_higher_bins_above_the_level_are_flagged_in_the_sentence():
 
 # --------------------------------------------------------------------------- 4. files to share
 
+@pytest.mark.slow
 @needs_make
 def test_latex_labels_are_unique_per_campaign_and_long_tables_break(demo, tmp_path):
     files = sorted(demo.glob("*/tables/*.tex")) + sorted(demo.glob("overview/*.tex"))
@@ -345,6 +348,7 @@ def test_reading_tests_and_topics_sort_numerically(tmp_path):
     assert topics == [str(i) for i in range(1, 11)]
 
 
+@pytest.mark.slow
 @needs_make
 def test_c_at_1_versus_accuracy_is_folded_into_the_run_table(demo):
     for c in DEMO:
@@ -356,6 +360,7 @@ def test_c_at_1_versus_accuracy_is_folded_into_the_run_table(demo):
     assert "Penas & Rodrigo 2011, Table 3" in runs["caption"]
 
 
+@pytest.mark.slow
 @needs_make
 @pytest.mark.parametrize("campaign,digits", [("qa4mre2013", 2), ("pan", 3)])
 def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits):
@@ -382,6 +387,7 @@ def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits
     assert len(shown) >= 15 and bad == [], bad[:10]
 
 
+@pytest.mark.slow
 @needs_make
 def test_correctly_discarded_of_runs_abstaining_without_candidates_is_explained(demo):
     from qacamp.report import tables as T

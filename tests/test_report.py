@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import struct
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import polars as pl
 import pytest
+from files_util import png_size
 
 from qacamp.cli import main
 from qacamp.errors import InputError
@@ -489,12 +489,6 @@ def test_cli_editions(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- figures
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
 
 @pytest.mark.parametrize("builder,expected", [
     (qa4mre_campaign, {"swap_c_at_1", "swap_accuracy", "swap_utility", "stability",

@@ -22,7 +22,7 @@ import re
 import polars as pl
 import pytest
 from browser_util import Browser, find_browser
-from workflow_util import DEMO_OUT, demo_run, needs_make
+from workflow_util import needs_make
 
 from qacamp.report.build import build_figures
 from qacamp.report.campaign import Campaign
@@ -87,11 +87,6 @@ const last = document.getElementById('table-design_recheck')
 const bottom = last.getBoundingClientRect().bottom + window.scrollY;
 return [0, top - 10, document.documentElement.scrollWidth, bottom - top + 30];
 """
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory) / DEMO_OUT
 
 
 def runs_of(demo, campaign: str) -> int:

@@ -90,6 +90,7 @@ def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     _refused(capsys, ingest, d / "m5", [d / "whole"], ["shard.parquet"])
 
 
+@pytest.mark.slow
 def test_workflow_score_shards_merge_to_the_unsharded_bytes(tmp_path):
     """Config `score_shards: 3`: the score rule fans out to 3 shard jobs (temp
     folders, a log each) and a merge; the scores are the bytes of one
