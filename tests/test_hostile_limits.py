@@ -82,6 +82,7 @@ def both_children(tmp: Path, campaign: dict, argv: list[str], file: str,
 MIB = 1024 * 1024
 
 
+@pytest.mark.slow  # two child processes read millions of lines
 def test_gzip_of_1_9_gb_of_newlines(here):
     camp, argv = clef(here)
     w(here, "runs/b.tsv.gz", _gzip_of(b"\n" * MIB, 1900))  # about 2 MB on disk
@@ -92,6 +93,7 @@ def test_gzip_of_1_9_gb_of_newlines(here):
     assert rss < 400 * 1024, rss  # KiB: far below the expanded 1.9 GB
 
 
+@pytest.mark.slow  # two child processes read gigabyte-sized streams
 def test_gzip_of_3_gb_of_zeros(here):
     camp, argv = factoid(here)
     w(here, "adj/runB.txt.gz", _gzip_of(b"\0" * MIB, 3000))  # about 3 MB on disk

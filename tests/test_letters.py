@@ -162,6 +162,7 @@ def test_letters_on_real_matrices_are_right_and_within_1_2_of_the_minimum(name, 
         assert (used, low) == (19, 19)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 def test_anova_tukey_letters_on_genomics_are_the_fewest():
     from qacamp.loader import read_matrix_file

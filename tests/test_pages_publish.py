@@ -81,6 +81,7 @@ def test_index_editions_table_holds_the_qa4mre_editions_only(demo):
         ["2012", "2013"]
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_score_matrix_page_shows_units_measure_and_best_run(real):
     matrix = pl.read_csv(WEB, infer_schema_length=None)
     means = {run: matrix[run].mean() for run in matrix.columns}
@@ -142,6 +143,7 @@ def test_run_tables_show_the_columns_of_the_kinds_paper(demo):
         assert all(h.startswith("Letters (") for h in got[len(head):]), (c, got)
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_the_organizers_run_table_is_the_same_in_every_file_and_on_the_page(real):
     """Config report.run_table: the columns, their order and decimals, in
     runs.md, runs.tex, runs.csv and the page alike."""
@@ -221,6 +223,7 @@ def conclusions(html: str) -> str:
     return " ".join(re.findall(r'<p class="conclusion">(.*?)</p>', part, flags=re.S))
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_a_four_run_campaign_gives_no_required_difference(real):
     html = page(real, "four")
     said = conclusions(html)
@@ -318,6 +321,7 @@ def test_latex_labels_are_unique_per_campaign_and_long_tables_break(demo, tmp_pa
     assert "multiply defined" not in proc.stdout
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_qa4mre_topic_names_from_the_gold_are_kept_and_shown(real):
     root = ET.parse(GOLD_2012).getroot()
     names = {t.get("t_id"): " ".join(t.get("t_name").split()) for t in root.iter("topic")}
@@ -332,15 +336,16 @@ def test_qa4mre_topic_names_from_the_gold_are_kept_and_shown(real):
     assert column(t["by_topic"], "Name") == [names[k] for k in order]
 
 
-def test_reading_tests_and_topics_sort_numerically(tmp_path):
-    res = qacamp("simulate", "qa4mre", "--out", str(tmp_path / "sim"), "--topics", "10",
-                 "--tests", "10", "--runs", "2", "--seed", "4", "--quiet")
-    assert res.returncode == 0, res.stderr
-    res = qacamp("eval", "qa4mre", "--gold", str(tmp_path / "sim" / "gold.xml"),
+def test_reading_tests_and_topics_sort_numerically(tmp_path, capsys):
+    from qacamp.cli import main
+
+    assert main(["simulate", "qa4mre", "--out", str(tmp_path / "sim"), "--topics", "10",
+                 "--tests", "10", "--runs", "2", "--seed", "4", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "qa4mre", "--gold", str(tmp_path / "sim" / "gold.xml"),
                  *sorted(str(p) for p in (tmp_path / "sim" / "runs").glob("*.xml")),
-                 "-q", "-m", "c_at_1")
-    assert res.returncode == 0, res.stderr
-    rows = [ln.split("\t") for ln in res.stdout.splitlines()[1:]]
+                 "-q", "-m", "c_at_1"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()[1:]]
     run0 = rows[0][0]
     tests = [r[3] for r in rows if r[0] == run0 and r[2] == "test"]
     assert tests[:11] == [f"1.{i}" for i in range(1, 11)] + ["2.1"]  # 1.9 before 1.10

@@ -64,6 +64,7 @@ def test_t_test_and_holm_equal_scipy_and_statsmodels_on_real_matrices(name):
         assert np.allclose(adj, multipletests(p, alpha=0.05, method=method)[1], atol=1e-12)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 @pytest.mark.parametrize("name", ["web2004", "genomics2004"])
 def test_anova_f_and_tukey_intervals_equal_statsmodels_on_the_long_table(name):

@@ -80,6 +80,7 @@ def test_t_test_intervals_and_effect_sizes_equal_scipy_on_every_pair(name):
     assert finite_everywhere(pairs, summary)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 @pytest.mark.parametrize("name, runs", [("web2004", 40), ("genomics2004", None)])
 def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name, runs):
@@ -297,6 +298,7 @@ def test_baseline_comparison_equals_scipy_and_holm_over_the_baseline_family_on_g
     assert out["significant"].sum() >= both["significant"].sum()
 
 
+@pytest.mark.slow  # scipy's Dunnett distribution on the whole matrix
 @needs_data
 def test_baseline_anova_is_dunnetts_test_on_genomics():
     """Dunnett's p-values equal scipy's multivariate t (randomised quasi-Monte
