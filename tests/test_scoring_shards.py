@@ -1,6 +1,6 @@
 """Scoring by shards of runs and in batches of runs:
 `qacamp score --shard I/N` then `--merge` writes the same bytes as one
-unsharded `qacamp score`, for 1, 3 and 5 shards, on demo campaigns (several
+unsharded `qacamp score`, for 1 and 3 shards, on demo campaigns (several
 judgment sets and NIL questions: trec2002; series, list and Other questions:
 trec2004; QA4MRE baselines scored as runs: qa4mre2013); batches of one run
 give the same bytes too; the merge refuses a missing, repeated or foreign
@@ -35,7 +35,7 @@ def _shards(ingest: Path, base: Path, n: int) -> list[Path]:
     return dirs
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize("n", [1, 3])  # (more shards would repeat what 3 check)
 def test_merged_shards_are_the_unsharded_bytes(campaign, tmp_path, n):
     ingest, whole = campaign
     dirs = _shards(ingest, tmp_path, n)
