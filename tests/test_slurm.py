@@ -18,6 +18,7 @@ import yaml
 from workflow_util import small_clef_campaign, snakemake
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.slurm,
     pytest.mark.skipif(os.environ.get("QACAMP_SLURM") != "1" or not shutil.which("sbatch"),
                        reason="needs the SLURM cluster that .ci/run starts (QACAMP_SLURM=1)"),
