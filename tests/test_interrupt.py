@@ -6,11 +6,16 @@
   (workflow/run.py proves with a flock that no run is alive and clears the
   stale lock) with results byte-identical to an uninterrupted run.  A second
   run started while one is active is refused and changes nothing.
-* Kills at the worst moments (while a job writes its temporary file) during
-  ingest/scoring, the reliability shards and the report, then a rerun, end with
-  results byte-identical to an uninterrupted run, no temporary file left behind
-  and every Parquet file readable.  These drive Snakemake directly (to place
-  each kill and skip the lock for speed) and clear the lock with `--unlock`.
+* Kills at the worst moment (a job's temporary files completely written, not
+  yet renamed into place nor recorded) during ingest, scoring, the reliability
+  shards and the report, then a rerun, end with results byte-identical to an
+  uninterrupted run, no temporary file left behind and every Parquet file
+  readable.  The moment is reached deterministically, whatever the machine's
+  speed: tests/killpoint/sitecustomize.py, on the PYTHONPATH of the workflow
+  the test starts, holds the chosen job in ``Writing.commit`` and writes a
+  marker; the test then SIGKILLs the process group.  These drive Snakemake
+  directly (to place each kill and skip the lock for speed) and clear the lock
+  with `--unlock`.
 """
 
 from __future__ import annotations
