@@ -301,13 +301,13 @@ def test_too_few_permutations_for_the_correction_are_warned():
     assert s["min_p"][0] == pytest.approx(1 / 201) and s["warning"][0] is None
 
 
-def test_command_line_writes_pairs_and_summary(tmp_path):
-    from workflow_util import qacamp
+def test_command_line_writes_pairs_and_summary(tmp_path, capsys):
+    from workflow_util import qacamp_here
 
     csv = tmp_path / "m.csv"
     rng = np.random.default_rng(2)
     pl.DataFrame({f"s{k}": rng.random(30) + 0.05 * k for k in range(5)}).write_csv(csv)
-    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "randomisation",
+    res = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test", "randomisation",
                  "--permutations", "500", "--seed", "3", "--out", str(tmp_path / "sig.parquet"),
                  "--summary", str(tmp_path / "sum.parquet"))
     assert res.returncode == 0, res.stderr

@@ -48,6 +48,17 @@ def qacamp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           env=env(), cwd=cwd)
 
 
+def qacamp_here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """``qacamp ARGS`` run in this process (no interpreter start-up, no imports
+    again): the exit code, stdout and stderr as :func:`qacamp` gives them."""
+    from qacamp.cli import main
+
+    capsys.readouterr()
+    rc = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["qacamp", *map(str, args)], rc, out, err)
+
+
 def qacamp_in_root(*argv) -> int:
     """``qacamp ARGV`` in this process, from the project root (the demo config's
     paths are relative to it); the exit code."""
