@@ -66,21 +66,32 @@ def _refused(capsys, ingest, out, dirs, words):
     assert not out.exists()
 
 
+def _small_ingest(base: Path, seed: int) -> Path:
+    """A simulated 6-run CLEF-QA campaign's ingest folder (the refusals do not
+    depend on a campaign's size)."""
+    import json
+
+    assert qacamp_in_root("simulate", "clef-qa", "--out", base / "data", "--runs", 6,
+                          "--questions", 20, "--seed", seed, "--quiet") == 0
+    cfg = {"kind": "clef-qa", "questions": str(base / "data" / "questions.tsv"),
+           "runs": str(base / "data" / "runs" / "*.tsv")}
+    assert qacamp_in_root("ingest", "--campaign-json", json.dumps(cfg), "--name", "c",
+                          "--out", base / "ingest") == 0
+    return base / "ingest"
+
+
 def test_merge_refuses_missing_repeated_and_foreign_shards(tmp_path, capsys):
     d = tmp_path
-    for name in ("trec2002", "qa4mre2013"):
-        assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign", name,
-                       "--out", d / name / "ingest") == 0
-    trec = _shards(d / "trec2002" / "ingest", d / "trec2002", 3)
-    other = _shards(d / "qa4mre2013" / "ingest", d / "qa4mre2013", 3)
-    ingest = d / "trec2002" / "ingest"
+    ingest = _small_ingest(d / "mine", 1)
+    mine = _shards(ingest, d / "mine", 3)
+    other = _shards(_small_ingest(d / "other", 2), d / "other", 3)
     capsys.readouterr()
-    _refused(capsys, ingest, d / "m1", [trec[0], trec[2]], ["1 of the 3 shards are missing",
+    _refused(capsys, ingest, d / "m1", [mine[0], mine[2]], ["1 of the 3 shards are missing",
                                                             "1/3", "scores would lack their runs",
                                                             "every shard folder"])
-    _refused(capsys, ingest, d / "m2", [trec[0], trec[1], trec[1], trec[2]],
+    _refused(capsys, ingest, d / "m2", [mine[0], mine[1], mine[1], mine[2]],
              ["shard 1/3 is given twice"])
-    _refused(capsys, ingest, d / "m3", [trec[0], trec[1], other[2]],
+    _refused(capsys, ingest, d / "m3", [mine[0], mine[1], other[2]],
              [str(other[2]), "settings differ", "ingest_sha256", "rescore the shards"])
     # all three shards of another campaign: not the ingest tables named
     _refused(capsys, ingest, d / "m4", other, ["scored other ingest tables"])
