@@ -225,8 +225,9 @@ def test_design_lists_the_questions_to_recheck_of_every_campaign(demo):
     plan = json.loads((demo / "trec2002" / "plan.json").read_text())["reliability_plan"]
     rel = demo / "trec2002" / "reliability"
     m = scores_matrix(demo / "trec2002" / "scores", "accuracy", "question", plan["judgment_set"])
-    d = design(m, pl.read_parquet(rel / "swap_accuracy_fits.parquet"),
-               pl.read_parquet(rel / "swap_accuracy_summary.parquet"), measure="accuracy")
-    assert d.sizes.equals(pl.read_parquet(rel / "design_accuracy.parquet"))
-    assert d.items.equals(pl.read_parquet(rel / "design_accuracy_diagnostics.parquet"))
-    assert d.curve.equals(pl.read_parquet(rel / "design_accuracy_curve.parquet"))
+    sizes, _components, curve, items = design(
+        m, fits=pl.read_parquet(rel / "swap_accuracy_fits.parquet"),
+        summary=pl.read_parquet(rel / "swap_accuracy_summary.parquet"), measure="accuracy")
+    assert sizes.equals(pl.read_parquet(rel / "design_accuracy.parquet"))
+    assert items.equals(pl.read_parquet(rel / "design_accuracy_diagnostics.parquet"))
+    assert curve.equals(pl.read_parquet(rel / "design_accuracy_curve.parquet"))
