@@ -17,12 +17,15 @@ writing the result included), side by side:
 
 The data: a simulated CLEF-style campaign written as the pipeline's
 ``scores/outcomes.parquet`` (100 runs with accuracies 0.2-0.6 and abstention
-rates 0-30%).  Run: ``.venv/bin/python benchmarks/bench_significance.py``;
-figures in benchmarks/README.md.
+rates 0-30%).  Run: ``.venv/bin/python benchmarks/bench_significance.py``
+(``--runs``, ``--questions``, ``--permutations`` for another size; ``--tiny``
+for a check that it runs: 6 runs x 40 questions, 50 permutations); figures in
+benchmarks/README.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import resource
@@ -34,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+
+from qacamp.io import write_parquet, writing
 
 BIN = Path(sys.executable).parent
 RUNS, QUESTIONS, PERMS = 100, 500, 10_000
@@ -53,20 +58,24 @@ np.save(sys.argv[3], np.array(out))
 """
 
 
-def campaign(root: Path) -> np.ndarray:
+def campaign(root: Path, n_runs: int = RUNS, n_questions: int = QUESTIONS) -> np.ndarray:
     rng = np.random.default_rng(18)
-    acc = np.linspace(0.2, 0.6, RUNS)
-    abstain = rng.uniform(0.0, 0.3, RUNS)
-    right = rng.random((QUESTIONS, RUNS)) < acc
-    unans = rng.random((QUESTIONS, RUNS)) < abstain
+    acc = np.linspace(0.2, 0.6, n_runs)
+    abstain = rng.uniform(0.0, 0.3, n_runs)
+    right = rng.random((n_questions, n_runs)) < acc
+    unans = rng.random((n_questions, n_runs)) < abstain
     outcome = np.where(unans, np.where(right, "UR", "UW"), np.where(right, "R", "W"))
-    runs = [f"run{k:03d}" for k in range(RUNS)]
-    qids = [f"q{u:03d}" for u in range(QUESTIONS)]
-    (root / "scores").mkdir(parents=True)
-    pl.DataFrame({"judgment_set": "official", "run": np.tile(runs, QUESTIONS),
-                  "qid": np.repeat(qids, RUNS), "rank": pl.Series([None] * RUNS * QUESTIONS,
-                                                                  dtype=pl.Int32),
-                  "outcome": outcome.ravel()}).write_parquet(root / "scores/outcomes.parquet")
+    runs = [f"run{k:03d}" for k in range(n_runs)]
+    qids = [f"q{u:03d}" for u in range(n_questions)]
+    n = n_runs * n_questions
+    # the columns of the pipeline's outcomes table (qacamp.scoring.frames), written
+    # with its record, as `qacamp score` writes it (the readers check both)
+    frame = pl.DataFrame({"judgment_set": "official", "run": np.tile(runs, n_questions),
+                          "qid": np.repeat(qids, n_runs),
+                          "rank": pl.Series([None] * n, dtype=pl.Int32),
+                          "answered": ~unans.ravel(), "outcome": outcome.ravel()})
+    with writing("qacamp score", dirs=[root / "scores"]):
+        write_parquet(frame, root / "scores" / "outcomes.parquet")
     correct = (right & ~unans).astype(np.float64)
     np.save(root / "accuracy.npy", correct)
     return correct
@@ -84,11 +93,22 @@ def timed(cmd: list[str], env=None) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=RUNS)
+    ap.add_argument("--questions", type=int, default=QUESTIONS)
+    ap.add_argument("--permutations", type=int, default=PERMS,
+                    help="per test; the sharded case runs ten times as many")
+    ap.add_argument("--tiny", action="store_true",
+                    help="6 runs x 40 questions, 50 permutations (a check that it runs)")
+    args = ap.parse_args(argv)
+    if args.tiny:
+        args.runs, args.questions, args.permutations = 6, 40, 50
+    n_runs, n_questions, perms = args.runs, args.questions, args.permutations
     q = str(BIN / "qacamp")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        campaign(root)
+        campaign(root, n_runs, n_questions)
         sig = ["reliability", "significance", "--scores", str(root / "scores"),
                "--seed", "1"]
         rows = []
@@ -96,20 +116,20 @@ def main() -> None:
         warm = root / "warm.npy"
         np.save(warm, np.load(root / "accuracy.npy")[:, :2])
         timed([sys.executable, "-c", RANX, str(warm), "10", str(root / "w.npy")])
-        wall, cpu = timed([sys.executable, "-c", RANX, str(root / "accuracy.npy"), str(PERMS),
+        wall, cpu = timed([sys.executable, "-c", RANX, str(root / "accuracy.npy"), str(perms),
                            str(root / "ranx.npy")])
         rows.append(("ranx fisher_randomization_test, pair by pair, accuracy (means)", wall, cpu))
         wall, cpu = timed([q, *sig, "--measure", "c_at_1", "--test", "tukey-hsd",
-                           "--permutations", str(PERMS), "--out", str(root / "t.parquet")])
+                           "--permutations", str(perms), "--out", str(root / "t.parquet")])
         rows.append(("qacamp randomised Tukey HSD, c@1 recomputed", wall, cpu))
         wall, cpu = timed([q, *sig, "--measure", "accuracy", "--test", "randomisation",
-                           "--permutations", str(PERMS), "--out", str(root / "r.parquet")])
+                           "--permutations", str(perms), "--out", str(root / "r.parquet")])
         rows.append(("qacamp randomisation per pair + Holm, accuracy (means)", wall, cpu))
         # 100,000 permutations, 2 shards side by side, then the checked merge
         t0 = time.perf_counter()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         procs = [subprocess.Popen([q, *sig, "--measure", "c_at_1", "--test", "tukey-hsd",
-                                   "--permutations", str(10 * PERMS), "--shard", f"{i}/2",
+                                   "--permutations", str(10 * perms), "--shard", f"{i}/2",
                                    "--out", str(root / f"s{i}.parquet")],
                                   stderr=subprocess.PIPE) for i in range(2)]
         for p in procs:
@@ -119,7 +139,7 @@ def main() -> None:
                         str(root / "m.parquet"), str(root / "s0.parquet"),
                         str(root / "s1.parquet")], check=True, capture_output=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        rows.append((f"qacamp randomised Tukey HSD, c@1, {10 * PERMS:,} permutations, 2 shards "
+        rows.append((f"qacamp randomised Tukey HSD, c@1, {10 * perms:,} permutations, 2 shards "
                      "+ merge", time.perf_counter() - t0,
                      (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)))
         ours = pl.read_parquet(root / "r.parquet")["p_value"].to_numpy()
@@ -128,8 +148,8 @@ def main() -> None:
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; "
           f"Python {platform.python_version()}; load average at end "
           f"{os.getloadavg()[0]:.2f}")
-    print(f"Case: {RUNS} runs x {QUESTIONS} questions, {RUNS * (RUNS - 1) // 2:,} pairs, "
-          f"{PERMS:,} permutations (whole processes)")
+    print(f"Case: {n_runs} runs x {n_questions} questions, {n_runs * (n_runs - 1) // 2:,} pairs, "
+          f"{perms:,} permutations (whole processes)")
     print(f"{'what':78s} {'wall s':>8s} {'CPU s':>8s}")
     for what, wall, cpu in rows:
         print(f"{what:78s} {wall:8.1f} {cpu:8.1f}")

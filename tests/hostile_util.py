@@ -10,20 +10,11 @@ import re
 from pathlib import Path
 
 import polars as pl
+from files_util import w  # noqa: F401 - the suite writes its files with it
 
 from qacamp.cli import main
 
 PLACE = re.compile(r": (?:line \d+|byte \d+|row \d+|column \w+|<[\w-]+)")
-
-
-def w(base: Path, rel: str, text: str | bytes) -> str:
-    p = base / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        p.write_bytes(text)
-    else:
-        p.write_text(text, encoding="utf-8")
-    return rel
 
 
 def error_line(err: str, command: str) -> str:

@@ -1,7 +1,7 @@
 """The DuckDB SQL peer of benchmarks/bench_scoring.py (benchmarks/sql_scoring.py)
 writes the same QA4MRE scores as `qacamp score`, so that the benchmark compares
-the same work (issue 19: "scoring 1,000 x 10,000 QA4MRE-shaped: no slower than
-the same core work in plain DuckDB SQL"), and the benchmark's check catches a
+the same work (the target: scoring 1,000 x 10,000 QA4MRE-shaped is no slower
+than the same core work in plain DuckDB SQL), and the benchmark's check catches a
 difference.  Small campaigns: the benchmark's own shape, and a simulated one
 read by the real QA4MRE readers (auxiliary questions, NCA options, abstentions
 with and without a candidate)."""

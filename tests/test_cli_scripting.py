@@ -1,5 +1,5 @@
 """A command line that scripts like trec_eval, and the notebook API on the
-same code path (issue 20, items 5 and 8): participants' runs first and
+same code path: participants' runs first and
 baselines on request, per-question rows for every measure that has them,
 TSV on stdout when no --out is given, nothing truncated, a help text for
 every option; ``qacamp.evaluate`` and ``qacamp.reliability.swap`` return

@@ -9,16 +9,15 @@ from __future__ import annotations
 import io
 import json
 import os
-import struct
 
 import polars as pl
 import pytest
 import yaml
+from files_util import png_size
 from workflow_util import (
     DEMO_OUT,
     ROOT,
     TEST_ARTEFACTS,
-    demo_run,
     needs_make,
     qacamp,
     snakemake,
@@ -29,11 +28,6 @@ pytestmark = [pytest.mark.slow, needs_make]
 DEMO = ["trec2002", "trec2004", "qa4mre2013", "qa4mre2012", "clef2009", "pan"]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory) / DEMO_OUT
-
-
 def test_demo_writes_only_under_its_own_outdir(demo):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     assert cfg["outdir"] == DEMO_OUT and sorted(cfg["campaigns"]) == sorted(DEMO)
@@ -42,12 +36,6 @@ def test_demo_writes_only_under_its_own_outdir(demo):
         sorted(["config", "resources", DEMO_OUT])
     assert sorted(p.name for p in demo.iterdir() if p.name not in TEST_ARTEFACTS) == \
         sorted(DEMO + ["overview", "logs", "index.html", ".qacamp-output"])
-
-
-def png_size(path):
-    head = path.read_bytes()[:24]
-    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
-    return struct.unpack(">II", head[16:24])
 
 
 def test_every_campaign_has_every_stage(demo):
@@ -237,8 +225,9 @@ def test_design_lists_the_questions_to_recheck_of_every_campaign(demo):
     plan = json.loads((demo / "trec2002" / "plan.json").read_text())["reliability_plan"]
     rel = demo / "trec2002" / "reliability"
     m = scores_matrix(demo / "trec2002" / "scores", "accuracy", "question", plan["judgment_set"])
-    d = design(m, pl.read_parquet(rel / "swap_accuracy_fits.parquet"),
-               pl.read_parquet(rel / "swap_accuracy_summary.parquet"), measure="accuracy")
-    assert d.sizes.equals(pl.read_parquet(rel / "design_accuracy.parquet"))
-    assert d.items.equals(pl.read_parquet(rel / "design_accuracy_diagnostics.parquet"))
-    assert d.curve.equals(pl.read_parquet(rel / "design_accuracy_curve.parquet"))
+    sizes, _components, curve, items = design(
+        m, fits=pl.read_parquet(rel / "swap_accuracy_fits.parquet"),
+        summary=pl.read_parquet(rel / "swap_accuracy_summary.parquet"), measure="accuracy")
+    assert sizes.equals(pl.read_parquet(rel / "design_accuracy.parquet"))
+    assert items.equals(pl.read_parquet(rel / "design_accuracy_diagnostics.parquet"))
+    assert curve.equals(pl.read_parquet(rel / "design_accuracy_curve.parquet"))

@@ -147,6 +147,19 @@ def pyramid_2007_has_no_labels() -> bool:
         and not any(r[2].strip().lower() in ("vital", "okay") for r in rows)
 
 
+def genomics_baseline_comparisons() -> bool:
+    """The Genomics 2004 matrix has a run `sys10` and 46 others to compare with
+    it (the comparison itself: test_significance_effects, checked against scipy
+    and statsmodels)."""
+    import csv
+
+    with open(SHARED_DATA / "score-matrices" / "genomics2004.csv", newline="",
+              encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    runs = [c for c in header if c not in ("unit", "topic")]
+    return "sys10" in runs and len(runs) - 1 == 46
+
+
 def trec2002_list_layout() -> bool:
     return (TREC / "trec11answers_list").read_text(encoding="utf-8").startswith(
         "26.  What are 3 residences")
@@ -177,6 +190,9 @@ CLAIMS = [
      pyramid_2007_has_no_labels),
     ("formats.md", "(`26.  question text`, used by `trec11answers_list`) is not read",
      trec2002_list_layout),
+    ("reliability.md", "the t-test against `sys10` on the real Genomics 2004 matrix equals "
+     "scipy's `ttest_rel` and statsmodels' Holm correction over the 46 comparisons",
+     genomics_baseline_comparisons),
 ]
 
 

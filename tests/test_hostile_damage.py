@@ -32,7 +32,6 @@ import pytest
 from workflow_util import (
     DEMO_OUT,
     ROOT,
-    demo_run,
     differing_files,
     env,
     make_cmd,
@@ -143,7 +142,9 @@ def test_cli_refuses_every_flipped_bit_naming_the_file(camp, tmp_path, capfd, re
     argv = reader_argv(camp, rel, out)
     command = argv[0]
     try:
-        for cls, pos, bit in positions(good):
+        # 120 flips: all of the header and tail, about 36 in each other class
+        # (each is refused by its SHA-256 before any byte is parsed)
+        for cls, pos, bit in positions(good, 120):
             path.write_bytes(flipped(good, pos, bit))
             rc = main(argv)
             err = capfd.readouterr().err
@@ -189,9 +190,9 @@ def test_without_a_record_nothing_is_read(camp, tmp_path, capsys):
 
 def test_workflow_check_removes_every_flipped_file_it_owns(camp, tmp_path):
     """What the workflow runs before it plans (qacamp.io.prepare_outdir), at
-    every third position of the scan (100 per file; the check is the file's
-    hash, whatever the position): the damaged file qacamp owns is named and
-    removed (so the run rebuilds it), nothing else is touched."""
+    every sixth position of the scan (50 per file, every class; the check is
+    the file's hash, whatever the position): the damaged file qacamp owns is
+    named and removed (so the run rebuilds it), nothing else is touched."""
     from qacamp.io import prepare_outdir
 
     out = tmp_path / "results"
@@ -202,7 +203,7 @@ def test_workflow_check_removes_every_flipped_file_it_owns(camp, tmp_path):
     for rel in SCANNED:
         path = out / "c" / rel
         good = files[path]
-        for cls, pos, bit in positions(good)[::3]:
+        for cls, pos, bit in positions(good)[::6]:
             path.write_bytes(flipped(good, pos, bit))
             done = prepare_outdir(out, [out / "c"])
             assert len(done) == 1 and done[0].startswith(
@@ -305,16 +306,11 @@ def test_another_tables_file_is_refused_not_scored(camp, tmp_path, capsys):
 
 # ------------------------------------------------------------------ verify and the workflow
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    return demo_run(tmp_path_factory)
-
-
-def _copy_demo(demo: Path, to: Path, own: str) -> Path:
+def _copy_demo(demo_work: Path, to: Path, own: str) -> Path:
     """The session's demo workdir copied (results, Snakemake's metadata, mtimes
     kept) with a private copy of campaign ``own``'s raw files."""
-    shutil.copytree(demo / DEMO_OUT, to / DEMO_OUT, symlinks=True)
-    shutil.copytree(demo / ".snakemake" / "metadata", to / ".snakemake" / "metadata")
+    shutil.copytree(demo_work / DEMO_OUT, to / DEMO_OUT, symlinks=True)
+    shutil.copytree(demo_work / ".snakemake" / "metadata", to / ".snakemake" / "metadata")
     (to / "config").symlink_to(ROOT / "config")
     res = to / "resources" / "demo"
     res.mkdir(parents=True)
@@ -347,8 +343,8 @@ EDITED = "qa4mre2012"  # its gold standard (the judgments) edited after the run
 
 
 @pytest.fixture(scope="module")
-def damaged_copy(demo, tmp_path_factory) -> tuple[Path, Path, dict]:
-    work = _copy_demo(demo, tmp_path_factory.mktemp("demo_damaged"), EDITED)
+def damaged_copy(demo_work, tmp_path_factory) -> tuple[Path, Path, dict]:
+    work = _copy_demo(demo_work, tmp_path_factory.mktemp("demo_damaged"), EDITED)
     out = work / DEMO_OUT
     flips = {}
     for rel, k in zip(SCANNED, (0, 1, 2), strict=True):
@@ -364,8 +360,8 @@ def damaged_copy(demo, tmp_path_factory) -> tuple[Path, Path, dict]:
 
 @pytest.mark.slow
 @needs_make
-def test_verify_names_changed_and_stale_files(demo, damaged_copy):
-    res = qacamp("verify", str(demo / DEMO_OUT))
+def test_verify_names_changed_and_stale_files(demo_work, damaged_copy):
+    res = qacamp("verify", str(demo_work / DEMO_OUT))
     assert res.returncode == 0, res.stdout[-3000:]
     assert res.stdout.strip().splitlines()[-1].endswith(
         ": 0 changed, 0 missing, 0 unrecorded, 0 stale")
@@ -410,7 +406,7 @@ def test_verify_names_changed_and_stale_files(demo, damaged_copy):
 
 @pytest.mark.slow
 @needs_make
-def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
+def test_workflow_rebuilds_damaged_and_stale_files(demo_work, damaged_copy):
     work, gold, _ = damaged_copy
     before = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
     res = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
@@ -426,7 +422,7 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
                     "since `qacamp ingest` read it: this run rebuilds the 11 files of ingest/ "
                     "built from it and what follows from them"], said
     # the damaged campaign: rebuilt to the clean run's bytes
-    assert differing_files(demo / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
+    assert differing_files(demo_work / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
     # the edited one: rebuilt from the new judgment, recorded in its manifest
     after = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
     key = f"resources/demo/{EDITED}/gold.xml"
@@ -436,11 +432,11 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo, damaged_copy):
     assert {k: v for k, v in old.items() if k != key} == {k: v for k, v in new.items()
                                                           if k != key}
     assert after["intermediates"] != before["intermediates"]
-    clean = pl.read_parquet(demo / DEMO_OUT / EDITED / "scores/runs.parquet")
+    clean = pl.read_parquet(demo_work / DEMO_OUT / EDITED / "scores/runs.parquet")
     rerun = pl.read_parquet(work / DEMO_OUT / EDITED / "scores/runs.parquet")
     assert not clean.equals(rerun)
     # every other campaign untouched, and nothing left stale or changed anywhere
     for c in ("trec2002", "pan", "clef2009", "qa4mre2013"):
-        assert differing_files(demo / DEMO_OUT / c, work / DEMO_OUT / c) == [], c
+        assert differing_files(demo_work / DEMO_OUT / c, work / DEMO_OUT / c) == [], c
     res = qacamp("verify", DEMO_OUT, cwd=work)
     assert res.returncode == 0, res.stdout[-3000:]

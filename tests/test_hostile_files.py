@@ -1,4 +1,4 @@
-"""Hostile input, part 5: raw files (issue 21, items 4, 5 and 6).
+"""Hostile input, part 5: raw files.
 
 * valid QA4MRE runs that were refused: XML declared ISO-8859-1 or UTF-16, or
   with CR-only line ends, read as they declare (same numbers as UTF-8);

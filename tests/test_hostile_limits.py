@@ -82,6 +82,7 @@ def both_children(tmp: Path, campaign: dict, argv: list[str], file: str,
 MIB = 1024 * 1024
 
 
+@pytest.mark.slow  # two child processes read millions of lines
 def test_gzip_of_1_9_gb_of_newlines(here):
     camp, argv = clef(here)
     w(here, "runs/b.tsv.gz", _gzip_of(b"\n" * MIB, 1900))  # about 2 MB on disk
@@ -92,6 +93,7 @@ def test_gzip_of_1_9_gb_of_newlines(here):
     assert rss < 400 * 1024, rss  # KiB: far below the expanded 1.9 GB
 
 
+@pytest.mark.slow  # two child processes read gigabyte-sized streams
 def test_gzip_of_3_gb_of_zeros(here):
     camp, argv = factoid(here)
     w(here, "adj/runB.txt.gz", _gzip_of(b"\0" * MIB, 3000))  # about 3 MB on disk
@@ -254,10 +256,10 @@ def test_autojudge_without_patterns_is_a_config_error(here, capsys):
 # --------------------------------------------------------------------------- workflow
 
 @pytest.mark.slow
-def test_workflow_stops_on_a_lone_carriage_return(tmp_path):
-    from workflow_util import small_clef_campaign, snakemake
+def test_workflow_stops_on_a_lone_carriage_return(tmp_path, small_campaign):
+    from workflow_util import snakemake
 
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    cfg = small_campaign
     bad = sorted((tmp_path / "data" / "runs").glob("*.tsv"))[1]
     lines = bad.read_text().splitlines()
     bad.write_bytes(("\n".join(lines[:4]) + "\r" + "\n".join(lines[4:]) + "\n").encode())

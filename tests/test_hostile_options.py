@@ -1,5 +1,4 @@
-"""Hostile input, part 4: command-line options and config files (issue 21,
-items 2, 3 and 5).
+"""Hostile input, part 4: command-line options and config files.
 
 Tracebacks became one ``qacamp ...: error:`` line naming the option or key;
 unbounded values (trials, sizes, bins, grids, YAML alias bombs, a named pipe

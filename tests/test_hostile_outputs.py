@@ -1,4 +1,4 @@
-"""Output paths never destroy what qacamp did not write (issue 16, scope 1).
+"""Output paths never destroy what qacamp did not write.
 
 Every ``--out`` of every command (ingest, score, reliability *, report *,
 simulate, duckdb, manifest) pointed at a folder holding a user's file, an
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_util import small_clef_campaign, snakemake
+from workflow_util import snakemake
 
 from qacamp.cli import main
 
@@ -427,8 +427,8 @@ def fill(disk: Path) -> None:
 
 # --------------------------------------------------------------------------- the workflow's outdir
 
-def _campaign(tmp_path: Path, outdir: str) -> Path:
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+def _campaign(cfg: Path, outdir: str) -> Path:
+    """The small campaign's config (conftest.small_campaign) with ``outdir``."""
     doc = yaml.safe_load(cfg.read_text())
     doc["outdir"] = outdir
     cfg.write_text(yaml.safe_dump(doc))
@@ -440,8 +440,8 @@ def _qacamp_lines(res) -> list[str]:
 
 
 @pytest.mark.slow
-def test_workflow_outdir_holding_a_users_file_is_one_line(tmp_path):
-    cfg = _campaign(tmp_path, "results")
+def test_workflow_outdir_holding_a_users_file_is_one_line(tmp_path, small_campaign):
+    cfg = _campaign(small_campaign, "results")
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "draft.docx").write_bytes(b"PK\x03\x04 a user's document")
     before = fingerprint(tmp_path / "results")
@@ -456,9 +456,9 @@ def test_workflow_outdir_holding_a_users_file_is_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_workflow_fresh_outdir_on_a_read_only_disk_is_one_line(tmp_path, tmpfs):
+def test_workflow_fresh_outdir_on_a_read_only_disk_is_one_line(tmp_path, tmpfs, small_campaign):
     ro = tmpfs("ro", "ro,size=64k")
-    cfg = _campaign(tmp_path, str(ro / "results"))
+    cfg = _campaign(small_campaign, str(ro / "results"))
     res = snakemake(tmp_path, configfile=cfg)
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert _qacamp_lines(res) == [
@@ -468,11 +468,11 @@ def test_workflow_fresh_outdir_on_a_read_only_disk_is_one_line(tmp_path, tmpfs):
 
 
 @pytest.mark.slow
-def test_workflow_full_disk_error_reaches_the_terminal(tmp_path, tmpfs):
+def test_workflow_full_disk_error_reaches_the_terminal(tmp_path, tmpfs, small_campaign):
     """The job's log is on the full disk too: its error line still reaches the
     workflow's own stderr (QACAMP_ERROR_FD), naming the space."""
     disk = tmpfs("full", "size=64k")
-    cfg = _campaign(tmp_path, str(disk))
+    cfg = _campaign(small_campaign, str(disk))
     config_json = f"{disk}/mine/config.json"
     res = snakemake(tmp_path, config_json, configfile=cfg)
     assert res.returncode == 0, res.stderr[-2000:]
@@ -486,8 +486,8 @@ def test_workflow_full_disk_error_reaches_the_terminal(tmp_path, tmpfs):
 
 
 @pytest.mark.slow
-def test_workflow_outdir_named_like_an_option(tmp_path):
-    cfg = _campaign(tmp_path, "-x")
+def test_workflow_outdir_named_like_an_option(tmp_path, small_campaign):
+    cfg = _campaign(small_campaign, "-x")
     res = snakemake(tmp_path, "-n", "-p", configfile=cfg, quiet=False)
     assert res.returncode == 0, res.stderr[-2000:]
     shells = [ln for ln in (res.stdout + res.stderr).splitlines()

@@ -1,4 +1,4 @@
-"""Hostile input, part 3: numbers that were wrong with exit 0 (issue 21, item 1).
+"""Hostile input, part 3: numbers that were wrong with exit 0.
 
 * a judged list run repeating a right instance: refused (the same string
   marked distinct twice, or more distinct instances than the answer key

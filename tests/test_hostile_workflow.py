@@ -1,4 +1,4 @@
-"""Hostile input, part 6: the same refusals in the workflow (issue 21).
+"""Hostile input, part 6: the same refusals in the workflow.
 
 Config files Snakemake loads itself (a key given twice, an alias bomb, an
 integer campaign name, NaN, 100,000 shards) stop the workflow with one

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from files_util import w
 
 from qacamp import ingest, tables
 from qacamp.cli import main
@@ -34,13 +35,6 @@ TOP = "".join(f"<top>\n<num> Number: {i}\n<desc> Description:\nQuestion {i}?\n</
 TOP_LIST = "<top>\n<num> Number: 9\n<desc> Description:\nName 3 cities.\n</top>\n"
 
 
-def _w(base: Path, rel: str, text: str) -> str:
-    p = base / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return rel
-
-
 def _check_all(out: dict[str, pl.DataFrame]) -> None:
     assert set(out) == set(tables.SCHEMAS)
     for name, df in out.items():
@@ -49,15 +43,15 @@ def _check_all(out: dict[str, pl.DataFrame]) -> None:
 
 
 def _factoid(tmp_path: Path) -> dict:
-    _w(tmp_path, "q/trec11questions", TOP)
-    _w(tmp_path, "q/trec11questions_list", TOP_LIST)
+    w(tmp_path, "q/trec11questions", TOP)
+    w(tmp_path, "q/trec11questions_list", TOP_LIST)
     for s, j in (("adj", "R W X"), ("a1", "R R W")):
         codes = j.split()
         for run in ("runA", "runB"):
-            _w(tmp_path, f"{s}/{run}.txt",
+            w(tmp_path, f"{s}/{run}.txt",
                "".join(f"{q} {run} D{q} {c} ans{q}\n" for q, c in zip((3, 1, 2), codes, strict=True)))
-        _w(tmp_path, f"{s}/list/runA.list", "9 runA D1 1 1 Paris\n9 runA D2 -1 0 Rome\n")
-    _w(tmp_path, "q/list_key", "# 9\nQ: Name 3 cities.\nParis\nLyon\nNice\n")
+        w(tmp_path, f"{s}/list/runA.list", "9 runA D1 1 1 Paris\n9 runA D2 -1 0 Rome\n")
+    w(tmp_path, "q/list_key", "# 9\nQ: Name 3 cities.\nParis\nLyon\nNice\n")
     return {"kind": "trec-factoid", "questions": ["q/trec11questions", "q/trec11questions_list"],
             "list_key": "q/list_key",
             "judgment_sets": {"adj": ["adj/*.txt", "adj/list/*"], "a1": ["a1/*.txt", "a1/list/*"]},
@@ -79,7 +73,7 @@ def test_trec_factoid(tmp_path):
 
 def test_trec_factoid_unknown_qid(tmp_path):
     camp = _factoid(tmp_path)
-    _w(tmp_path, "adj/runA.txt", "1 runA D R x\n77 runA D W y\n")
+    w(tmp_path, "adj/runA.txt", "1 runA D R x\n77 runA D W y\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("t", camp, tmp_path)
     assert "runA.txt" in ei.value.path and ei.value.place == "line 2" and "77" in ei.value.problem
@@ -87,7 +81,7 @@ def test_trec_factoid_unknown_qid(tmp_path):
 
 def test_trec_factoid_sets_differ(tmp_path):
     camp = _factoid(tmp_path)
-    _w(tmp_path, "a1/runB.txt", "3 runB D R x\n1 runB D W y\n")
+    w(tmp_path, "a1/runB.txt", "3 runB D R x\n1 runB D W y\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("t", camp, tmp_path)
     assert ei.value.path.endswith("a1/runB.txt") and "a1" in ei.value.problem
@@ -95,7 +89,7 @@ def test_trec_factoid_sets_differ(tmp_path):
 
 def test_trec_factoid_same_tag_twice(tmp_path):
     camp = _factoid(tmp_path)
-    _w(tmp_path, "adj/runC.txt", "1 runA D R x\n")
+    w(tmp_path, "adj/runC.txt", "1 runA D R x\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("t", camp, tmp_path)
     assert "runA" in ei.value.problem and "also comes from" in ei.value.problem
@@ -116,18 +110,18 @@ def test_missing_key(tmp_path):
 
 
 def _series(tmp_path: Path) -> dict:
-    _w(tmp_path, "q.xml", SERIES_XML)
-    _w(tmp_path, "nuggets", "Qid 1.3: x\n1.3 1\tvital\ta\n1.3 2\tokay\tb\n\n"
+    w(tmp_path, "q.xml", SERIES_XML)
+    w(tmp_path, "nuggets", "Qid 1.3: x\n1.3 1\tvital\ta\n1.3 2\tokay\tb\n\n"
                             "Qid 2.2: y\n2.2 1\tvital\tc\n")
-    _w(tmp_path, "pyramid", "1.3\t1\t1\ta\n1.3\t2\t0.5\tb\n2.2\t1\t1\tc\n")
-    _w(tmp_path, "list_key", "# 1.2\nQ:Which?\nParis\nRome\n")
-    _w(tmp_path, "pf", "1.1 1995\n2.1 Fred\n")
-    _w(tmp_path, "pl", "1.2\tParis\tNYT19990317.0395 \n")
+    w(tmp_path, "pyramid", "1.3\t1\t1\ta\n1.3\t2\t0.5\tb\n2.2\t1\t1\tc\n")
+    w(tmp_path, "list_key", "# 1.2\nQ:Which?\nParis\nRome\n")
+    w(tmp_path, "pf", "1.1 1995\n2.1 Fred\n")
+    w(tmp_path, "pl", "1.2\tParis\tNYT19990317.0395 \n")
     for s in ("adj", "a2"):
-        _w(tmp_path, f"{s}/f/r1", "1.1 r1 D1 R 1995\n2.1 r1 NIL W\n")
-        _w(tmp_path, f"{s}/l/r1", "1.2 r1 D1 1 1 Paris\n1.2 r1 D2 -1 0 Oslo\n")
-        _w(tmp_path, f"{s}/o/r1.one", "1.3 r1 1 D1 blah\n1.3 r1 2 D2 more\n2.2 r1 1 D3 x\n")
-        _w(tmp_path, f"{s}/o/r1.two", "1.3 r1 1 2\n2.2 r1 1 1\n")
+        w(tmp_path, f"{s}/f/r1", "1.1 r1 D1 R 1995\n2.1 r1 NIL W\n")
+        w(tmp_path, f"{s}/l/r1", "1.2 r1 D1 1 1 Paris\n1.2 r1 D2 -1 0 Oslo\n")
+        w(tmp_path, f"{s}/o/r1.one", "1.3 r1 1 D1 blah\n1.3 r1 2 D2 more\n2.2 r1 1 D3 x\n")
+        w(tmp_path, f"{s}/o/r1.two", "1.3 r1 1 2\n2.2 r1 1 1\n")
     sets = {s: {"factoid": f"{s}/f/*", "list": f"{s}/l/*", "other": f"{s}/o/*.one",
                 "other_nuggets": f"{s}/o/*.two"} for s in ("adj", "a2")}
     return {"kind": "trec-series", "year": 2006, "questions": "q.xml", "nuggets": "nuggets",
@@ -151,7 +145,7 @@ def test_trec_series(tmp_path):
 
 def test_trec_series_unknown_nugget(tmp_path):
     camp = _series(tmp_path)
-    _w(tmp_path, "a2/o/r1.two", "1.3 r1 1 2\n2.2 r1 1 9\n")
+    w(tmp_path, "a2/o/r1.two", "1.3 r1 1 2\n2.2 r1 1 9\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("s", camp, tmp_path)
     assert ei.value.path.endswith("a2/o/r1.two") and ei.value.place == "line 2"
@@ -159,7 +153,7 @@ def test_trec_series_unknown_nugget(tmp_path):
 
 def test_trec_series_unpaired_part_two(tmp_path):
     camp = _series(tmp_path)
-    _w(tmp_path, "adj/o/r9.two", "1.3 r9 1 2\n")
+    w(tmp_path, "adj/o/r9.two", "1.3 r9 1 2\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("s", camp, tmp_path)
     assert "r9" in ei.value.problem
@@ -180,9 +174,9 @@ def _run(run_id: str, a1: str) -> str:
 
 
 def test_qa4mre(tmp_path):
-    _w(tmp_path, "gold.xml", GOLD)
-    _w(tmp_path, "runs/a.xml", _run("ra", "1"))
-    _w(tmp_path, "runs/b.xml", _run("rb", "2"))
+    w(tmp_path, "gold.xml", GOLD)
+    w(tmp_path, "runs/a.xml", _run("ra", "1"))
+    w(tmp_path, "runs/b.xml", _run("rb", "2"))
     camp = {"kind": "qa4mre", "gold": "gold.xml", "runs": "runs/*.xml", "language": "ES"}
     out = ingest.ingest_campaign("m", camp, tmp_path)
     _check_all(out)
@@ -190,30 +184,30 @@ def test_qa4mre(tmp_path):
     assert out["judgments"]["judgment"].to_list() == ["R", None, "W", None]
     res = ingest.resolved_campaign("m", camp, tmp_path)
     assert res["options"]["main_questions"] == 15 and res["primary"] == "gold"
-    _w(tmp_path, "runs/c.xml", _run("ra", "1"))
+    w(tmp_path, "runs/c.xml", _run("ra", "1"))
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("m", camp, tmp_path)
     assert ei.value.path.endswith("c.xml") and "ra" in ei.value.problem
 
 
 def test_clef(tmp_path):
-    _w(tmp_path, "q.tsv", "qid\n1\n2\n")
+    w(tmp_path, "q.tsv", "qid\n1\n2\n")
     h = "run\tqid\tanswered\tjudgment\tanswer\n"
-    _w(tmp_path, "runs/a.tsv", h + "a\t1\t1\tR\tx\na\t2\t0\t-\t\n")
+    w(tmp_path, "runs/a.tsv", h + "a\t1\t1\tR\tx\na\t2\t0\t-\t\n")
     camp = {"kind": "clef-qa", "questions": "q.tsv", "runs": ["runs/a.tsv"]}
     out = ingest.ingest_campaign("c", camp, tmp_path)
     _check_all(out)
     assert out["responses"].height == 2
-    _w(tmp_path, "runs/a.tsv", h + "a\t1\t1\tR\tx\na\t5\t0\t-\t\n")
+    w(tmp_path, "runs/a.tsv", h + "a\t1\t1\tR\tx\na\t5\t0\t-\t\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("c", camp, tmp_path)
     assert ei.value.place == "line 3" and "5" in ei.value.problem
 
 
 def test_pan(tmp_path):
-    _w(tmp_path, "truth.jsonl", '{"id": "p1", "same": true}\n{"id": "p2", "same": false}\n')
-    _w(tmp_path, "runs/t1/answers.jsonl", '{"id": "p1", "value": 0.8}\n{"id": "p2", "value": 0.5}\n')
-    _w(tmp_path, "runs/t2/answers.jsonl", '{"id": "p1", "value": [0.1]}\n')
+    w(tmp_path, "truth.jsonl", '{"id": "p1", "same": true}\n{"id": "p2", "same": false}\n')
+    w(tmp_path, "runs/t1/answers.jsonl", '{"id": "p1", "value": 0.8}\n{"id": "p2", "value": 0.5}\n')
+    w(tmp_path, "runs/t2/answers.jsonl", '{"id": "p1", "value": [0.1]}\n')
     out = ingest.ingest_campaign("p", {"kind": "pan", "truth": "truth.jsonl",
                                        "answers": "runs/*/answers.jsonl"}, tmp_path)
     _check_all(out)
@@ -222,7 +216,7 @@ def test_pan(tmp_path):
 
 
 def test_score_matrix_and_write(tmp_path):
-    _w(tmp_path, "m.csv", "a,b\n0.1,0.2\n0.3,0.4\n")
+    w(tmp_path, "m.csv", "a,b\n0.1,0.2\n0.3,0.4\n")
     camp = {"kind": "score-matrix", "matrix": "m.csv"}
     out = ingest.ingest_campaign("x", camp, tmp_path)
     _check_all(out)
@@ -240,7 +234,7 @@ def test_score_matrix_and_write(tmp_path):
 
 
 def test_write_ingest_nothing_partial(tmp_path, monkeypatch):
-    _w(tmp_path, "m.csv", "a,b\n0.1,0.2\n")
+    w(tmp_path, "m.csv", "a,b\n0.1,0.2\n")
     camp = {"kind": "score-matrix", "matrix": "m.csv"}
     out = ingest.ingest_campaign("x", camp, tmp_path)
     res = ingest.resolved_campaign("x", camp, tmp_path)
@@ -262,7 +256,7 @@ def test_write_ingest_nothing_partial(tmp_path, monkeypatch):
 
 
 def test_cli(tmp_path, monkeypatch):
-    _w(tmp_path, "m.csv", "unit,a,b\nu1,0.1,0.2\n")
+    w(tmp_path, "m.csv", "unit,a,b\nu1,0.1,0.2\n")
     cfg = tmp_path / "config.yaml"
     cfg.write_text("campaigns:\n  web:\n    kind: score-matrix\n    matrix: m.csv\n")
     assert main(["ingest", "--config", str(cfg), "--campaign", "web", "--out",
@@ -277,15 +271,15 @@ def test_cli(tmp_path, monkeypatch):
 
 def test_answer_keys_name_questions_of_their_type(tmp_path):
     camp = _series(tmp_path)
-    _w(tmp_path, "list_key", "# 1.2\nQ:Which?\nParis\n# 2.1\nQ:Who?\nFred\n")
+    w(tmp_path, "list_key", "# 1.2\nQ:Which?\nParis\n# 2.1\nQ:Who?\nFred\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("s", camp, tmp_path)
     assert ei.value.path.endswith("list_key") and ei.value.place == "line 4"
     assert "question 2.1, which is a FACTOID question" in ei.value.problem
     camp = _series(tmp_path)
-    _w(tmp_path, "nuggets", "Qid 1.3: x\n1.3 1\tvital\ta\n1.3 2\tokay\tb\n\n"
+    w(tmp_path, "nuggets", "Qid 1.3: x\n1.3 1\tvital\ta\n1.3 2\tokay\tb\n\n"
                             "Qid 9.9: y\n9.9 1\tvital\tc\n")
-    _w(tmp_path, "pyramid", "1.3\t1\t1\ta\n1.3\t2\t0.5\tb\n9.9\t1\t1\tc\n")
+    w(tmp_path, "pyramid", "1.3\t1\t1\ta\n1.3\t2\t0.5\tb\n9.9\t1\t1\tc\n")
     with pytest.raises(InputError) as ei:
         ingest.ingest_campaign("s", camp, tmp_path)
     assert ei.value.path.endswith("nuggets") and ei.value.place == "line 5"
@@ -295,14 +289,15 @@ def test_answer_keys_name_questions_of_their_type(tmp_path):
 def test_trec_series_part_one_without_part_two(tmp_path):
     camp = _series(tmp_path)
     for s in ("adj", "a2"):
-        _w(tmp_path, f"{s}/o/r2.one", "1.3 r2 1 D1 blah\n2.2 r2 1 D3 x\n")
-        _w(tmp_path, f"{s}/f/r2", "1.1 r2 D1 R 1995\n2.1 r2 NIL W\n")
-        _w(tmp_path, f"{s}/l/r2", "1.2 r2 D1 1 1 Paris\n")
+        w(tmp_path, f"{s}/o/r2.one", "1.3 r2 1 D1 blah\n2.2 r2 1 D3 x\n")
+        w(tmp_path, f"{s}/f/r2", "1.1 r2 D1 R 1995\n2.1 r2 NIL W\n")
+        w(tmp_path, f"{s}/l/r2", "1.2 r2 D1 1 1 Paris\n")
     out = ingest.ingest_campaign("s", camp, tmp_path)
-    w = out["warnings"]
-    assert w["kind"].to_list() == ["other-no-part-two"] * 2
-    assert sorted(w["file"].to_list()) == [str(tmp_path / f"{s}/o/r2.one") for s in ("a2", "adj")]
-    assert "run 'r2' has no part-two file" in w["message"][0]
+    warns = out["warnings"]
+    assert warns["kind"].to_list() == ["other-no-part-two"] * 2
+    assert sorted(warns["file"].to_list()) == [str(tmp_path / f"{s}/o/r2.one")
+                                               for s in ("a2", "adj")]
+    assert "run 'r2' has no part-two file" in warns["message"][0]
     assert out["nugget_matches"].filter(pl.col("run") == "r2").height == 0
     # a judgment set with part-one files but no part-two files at all is refused
     camp["judgment_sets"]["a2"].pop("other_nuggets")

@@ -1,4 +1,4 @@
-"""`qacamp ingest` in bounded memory (issue 19): the run tables are kept in a
+"""`qacamp ingest` in bounded memory: the run tables are kept in a
 spill folder while the files are read and written a row group at a time, with
 the bytes the in-memory frames give (`qacamp eval`'s path, and the writer
 before the change); nothing is left behind when it fails."""

@@ -6,11 +6,16 @@
   (workflow/run.py proves with a flock that no run is alive and clears the
   stale lock) with results byte-identical to an uninterrupted run.  A second
   run started while one is active is refused and changes nothing.
-* Kills at the worst moments (while a job writes its temporary file) during
-  ingest/scoring, the reliability shards and the report, then a rerun, end with
-  results byte-identical to an uninterrupted run, no temporary file left behind
-  and every Parquet file readable.  These drive Snakemake directly (to place
-  each kill and skip the lock for speed) and clear the lock with `--unlock`.
+* Kills at the worst moment (a job's temporary files completely written, not
+  yet renamed into place nor recorded) during ingest, scoring, the reliability
+  shards and the report, then a rerun, end with results byte-identical to an
+  uninterrupted run, no temporary file left behind and every Parquet file
+  readable.  The moment is reached deterministically, whatever the machine's
+  speed: tests/killpoint/sitecustomize.py, on the PYTHONPATH of the workflow
+  the test starts, holds the chosen job in ``Writing.commit`` and writes a
+  marker; the test then SIGKILLs the process group.  These drive Snakemake
+  directly (to place each kill and skip the lock for speed) and clear the lock
+  with `--unlock`.
 """
 
 from __future__ import annotations
@@ -23,20 +28,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_regeneration import (
-    campaign_config,
-    differing,
-    leftover_temp_files,
-    reference_dir,
-)
 from workflow_util import (
     BIN,
     DEMO_OUT,
     ROOT,
-    demo_run,
+    campaign_config,
     demo_workdir,
+    differing,
     differing_files,
     env,
+    leftover_temp_files,
     make_cmd,
     needs_make,
     snakemake,
@@ -54,38 +55,46 @@ def _base(workdir: Path, cfg: Path) -> list[str]:
             "--cores", "2", "--configfile", str(cfg)]
 
 
-def _kill_when(workdir: Path, cfg: Path, ready, delay: float = 0.0, lock: bool = True,
-               timeout: float = 300) -> str:
-    """Start the workflow in its own process group, wait until ``ready()`` is true,
-    sleep ``delay`` seconds, then SIGKILL the whole group.  Returns how it ended
-    ("killed" or "finished" if the run ended first)."""
-    log = open(workdir / f"snakemake.{time.monotonic_ns()}.log", "w")
+KILLPOINT = Path(__file__).resolve().parent / "killpoint"  # its sitecustomize.py
+
+
+def _kill_at(workdir: Path, cfg: Path, pattern: str, lock: bool = True,
+             timeout: float = 600) -> tuple[str, list[str]]:
+    """Start the workflow in its own process group with the kill point of
+    tests/killpoint/sitecustomize.py set on outputs matching ``pattern``: the
+    first job about to commit such an output, its temporary files complete,
+    writes a marker and waits; then SIGKILL the whole group.  Returns how it
+    ended ("killed", or "finished" if the run ended without reaching the point)
+    and the temporary files the killed job held, each checked complete (a
+    non-empty file) right after the kill."""
+    stamp = time.monotonic_ns()
+    marker = workdir / f"killpoint.{stamp}"
+    log = open(workdir / f"snakemake.{stamp}.log", "w")
     extra = ["--rerun-incomplete"] + ([] if lock else ["--nolock"])
+    e = env()
+    e["PYTHONPATH"] = os.pathsep.join([str(KILLPOINT), *filter(None, [e.get("PYTHONPATH")])])
+    e["QACAMP_KILLPOINT"] = str(workdir / "results" / pattern)
+    e["QACAMP_KILLPOINT_MARKER"] = str(marker)
     proc = subprocess.Popen(_base(workdir, cfg) + extra, stdout=log,
-                            stderr=subprocess.STDOUT, env=env(), start_new_session=True)
+                            stderr=subprocess.STDOUT, env=e, start_new_session=True)
     try:
         deadline = time.monotonic() + timeout
-        while not ready():
+        while not marker.exists():
             if proc.poll() is not None:
-                return "finished"
+                return "finished", []
             if time.monotonic() > deadline:
-                raise AssertionError("kill point never reached")
-            time.sleep(0.01)
-        time.sleep(delay)
-        if proc.poll() is not None:
-            return "finished"
+                raise AssertionError(f"kill point {pattern} never reached")
+            time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         # every job of the group is gone before the rerun starts
-        for _ in range(500):
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.01)
-        else:
-            raise AssertionError("jobs of the killed run survived")
-        return "killed"
+        assert _group_gone(proc.pid), "jobs of the killed run survived"
+        held = [line for line in marker.read_text().splitlines() if line]
+        marker.unlink()
+        for t in held:
+            assert "/.qacamp-output/.tmp/" in t, t  # a writer's folder (qacamp.io)
+            assert os.path.isfile(t) and os.path.getsize(t) > 0, t
+        return "killed", held
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -93,38 +102,32 @@ def _kill_when(workdir: Path, cfg: Path, ready, delay: float = 0.0, lock: bool =
         log.close()
 
 
-@pytest.fixture(scope="session")
-def reference_run(tmp_path_factory) -> Path:
-    return reference_dir(tmp_path_factory)
-
-
-def _exists(workdir: Path, pattern: str):
-    return lambda: any((workdir / "results").glob(pattern))
-
-
 def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
     cfg = campaign_config(tmp_path)
-    # each kill lands while a job is writing its temporary file, the worst moment
-    tmp = ".qacamp-output/.tmp/*/*"  # a writer's temporary files (qacamp.io)
+    # each kill lands once a job has written its temporary files completely and
+    # before it renames them into place and records them: the worst moment
     points = [
-        ("ingest", f"*/ingest/{tmp}.parquet"),
-        ("score", f"*/scores/{tmp}.parquet"),
-        ("reliability shards", f"*/reliability/shards/{tmp}.parquet"),
-        ("report", f"*/figures/{tmp}.png"),
+        ("ingest", "*/ingest/*.parquet"),
+        ("score", "*/scores/*.parquet"),
+        ("reliability shards", "*/reliability/shards/*.parquet"),
+        ("report", "*/figures/*.png"),
     ]
-    outcomes, seen = {}, {}
+    outcomes, held, seen = {}, {}, {}
     for i, (name, pattern) in enumerate(points):
         last = i == len(points) - 1
         # --nolock but for the last kill: every Snakemake start costs seconds
-        outcomes[name] = _kill_when(tmp_path, cfg, _exists(tmp_path, pattern), lock=last)
+        outcomes[name], held[name] = _kill_at(tmp_path, cfg, pattern, lock=last)
         seen[name] = leftover_temp_files(tmp_path)
+    assert list(outcomes.values()) == ["killed"] * len(points), outcomes
+    # each killed job held complete temporary files in its writer's folder
+    # (qacamp.io: <claimed folder>/.qacamp-output/.tmp/<host.pid.start.random>/),
+    # left behind for the reruns to deal with (the next writer in that folder
+    # sweeps the folders of ended processes)
+    for name in outcomes:
+        assert held[name] and seen[name], (name, held[name], seen[name])
     # a killed Snakemake leaves its lock behind; the user unlocks, then reruns
     res = snakemake(tmp_path, "--unlock", configfile=cfg)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert list(outcomes.values()) == ["killed"] * len(points), outcomes
-    # the kills did leave temporary files behind for the reruns to deal with
-    assert any(seen.values()), seen
-    print("temporary files left by the kills:", seen)
 
     res = snakemake(tmp_path, "--rerun-incomplete", configfile=cfg)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
@@ -139,6 +142,8 @@ def test_killed_runs_resume_to_identical_results(reference_run, tmp_path):
     # killed writers' temporaries (the files qacamp.io stages in a folder of
     # the writing process inside the marker) are swept by the next writer there
     assert leftover_temp_files(tmp_path) == []
+    for temps in held.values():
+        assert not any(Path(t).exists() for t in temps)
 
 
 def test_default_profile_is_picked_up(tmp_path):
@@ -204,7 +209,7 @@ def resumed_demo(tmp_path_factory):
 
 
 @needs_make
-def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_path_factory):
+def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, demo):
     work, facts = resumed_demo
     second = facts["second"]
     assert facts["alive_during_second"]
@@ -219,8 +224,7 @@ def test_demo_resumes_after_sigkill_with_the_readme_command(resumed_demo, tmp_pa
     locks = work / ".snakemake" / "locks"
     assert not locks.exists() or not any(locks.iterdir())
 
-    reference = demo_run(tmp_path_factory) / DEMO_OUT
-    diff = differing_files(reference, work / DEMO_OUT)
+    diff = differing_files(demo, work / DEMO_OUT)
     assert diff == []
     for p in tree_files(work / DEMO_OUT).values():
         if p.suffix == ".parquet":

@@ -162,6 +162,7 @@ def test_letters_on_real_matrices_are_right_and_within_1_2_of_the_minimum(name, 
         assert (used, low) == (19, 19)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 def test_anova_tukey_letters_on_genomics_are_the_fewest():
     from qacamp.loader import read_matrix_file
@@ -204,7 +205,7 @@ def test_test_letters_follow_the_adjusted_decisions():
 
 
 def test_no_swap_letters_when_too_few_runs_to_estimate_a_required_difference():
-    """Issue 20 item 2: below the weak-evidence threshold of runs the swap
+    """Below the weak-evidence threshold of runs the swap
     method estimates no required difference, so no letters are drawn from it
     (the test's letters stay); the warning text is the one fit_swap writes."""
     from qacamp.reliability.campaign_level import equivalence_frame

@@ -24,12 +24,6 @@ from qacamp.workflow_log import ProgressLog
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def eval_error(capsys, argv: list[str]) -> str:
     rc, out, err = run_eval(capsys, argv)
     assert rc == 2 and out == ""

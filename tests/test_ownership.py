@@ -12,7 +12,6 @@ next run does not remove.  (The workflow's side: tests/test_workflow.py.)
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from files_util import sha256_of
 from test_hostile_outputs import fingerprint, refused
 from workflow_util import BIN, env, qacamp
 
@@ -55,10 +55,6 @@ def _score(c: Path, *extra: str) -> list[str]:
     return ["score", "--ingest", str(c / "ingest"), "--out", str(c / "scores"), *extra]
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _verify(folder: Path) -> list[str]:
     res = qacamp("verify", str(folder))
     assert res.returncode in (0, 1), res.stderr
@@ -72,10 +68,10 @@ def test_a_forged_record_never_deletes_a_users_file(camp, tmp_path, capsys):
     forged = {"format": 1, "file": "notes.txt", "step": "qacamp score", "sha256": "00",
               "size": 9, "inputs": {}, "temporary": False}
     (c / "scores" / ".qacamp-output" / "notes.txt.json").write_text(json.dumps(forged))
-    before = _sha(notes)
+    before = sha256_of(notes)
     assert main(_score(c)) == 0
     err = capsys.readouterr().err
-    assert _sha(notes) == before
+    assert sha256_of(notes) == before
     assert f"qacamp: {notes}: left alone: `qacamp score` no longer writes it and it is not the " \
         "file it wrote" in err, err
     assert [ln for ln in _verify(c) if "notes.txt" in ln] == [
@@ -133,7 +129,7 @@ def test_an_unrecorded_intermediate_is_never_read(camp, tmp_path, capsys):
     clean = read_parquet(runs)
     clean.with_columns(pl.lit(1.0).alias("value")).write_parquet(runs)
     (c / "scores" / ".qacamp-output" / "runs.parquet.json").unlink()
-    before = _sha(runs)
+    before = sha256_of(runs)
     refused(capsys, ["report", "tables", "--campaign-dir", str(c), "--no-reliability",
                      "--out", str(tmp_path / "t")], runs,
             "no record: qacamp did not write it or its record was removed. Fix: rebuild with")
@@ -141,7 +137,7 @@ def test_an_unrecorded_intermediate_is_never_read(camp, tmp_path, capsys):
         in _verify(c)
     # rewriting it would destroy a file qacamp did not write: refused too
     refused(capsys, _score(c), runs, "the file exists and was not written by qacamp")
-    assert _sha(runs) == before and not (tmp_path / "t").exists()
+    assert sha256_of(runs) == before and not (tmp_path / "t").exists()
     runs.rename(tmp_path / "kept.parquet")
     assert main(_score(c)) == 0
     assert read_parquet(runs).equals(clean) and _verify(c) == []

@@ -1,12 +1,11 @@
-"""Pages and tables an organizer can publish from without editing (issue 20,
-items 1, 2 and 4), on the session's demo run and on campaigns built from the
+"""Pages and tables an organizer can publish from without editing, on the session's demo run and on campaigns built from the
 real files in ../shared/data: the Web 2004 score matrix (``measure: ap``), the
 QA4MRE 2012 gold standard (runs simulated for its real questions with
 ``qacamp simulate --questions-from``) and a 4-run campaign.
 
 Expected values come from the raw files or the pipeline's Parquet read here
 (column means of the CSV, the gold's ``t_name`` attributes, question ids
-above 15), from hand computations, or from the issue's own wording."""
+above 15), from hand computations, or from the wording the pages must use."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ import yaml
 from campaign_util import build
 from page_util import Tables, column, numbering, page_text, section
 from paths import SHARED_DATA
-from workflow_util import DEMO_OUT, demo_run, needs_make, qacamp
+from workflow_util import needs_make, qacamp
 
 from qacamp.reliability import fits as F
 from qacamp.reliability.matrix import ScoreMatrix
@@ -35,11 +34,6 @@ WEB = SHARED_DATA / "score-matrices" / "web2004.csv"
 GOLD_2012 = SHARED_DATA / "qa4mre" / "QA4MRE-2012-EN_GS.xml"
 SMALL = {"swap": {"sizes": "10:30:10", "trials": 2, "min_fit_size": 10},
          "stability": {"size": 20, "trials": 3}, "bootstrap": {"trials": 20}}
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory) / DEMO_OUT
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +71,7 @@ def tables(out, campaign: str) -> dict:
 
 # --------------------------------------------------------------------------- 1. wrong on the page
 
+@pytest.mark.slow
 @needs_make
 def test_index_editions_table_holds_the_qa4mre_editions_only(demo):
     ed = Tables((demo / "index.html").read_text(encoding="utf-8")).tables["editions"]
@@ -86,6 +81,7 @@ def test_index_editions_table_holds_the_qa4mre_editions_only(demo):
         ["2012", "2013"]
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_score_matrix_page_shows_units_measure_and_best_run(real):
     matrix = pl.read_csv(WEB, infer_schema_length=None)
     means = {run: matrix[run].mean() for run in matrix.columns}
@@ -115,6 +111,7 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
         html.split("<style>")[1].split("caption {")[1].split("}")[0])
 
 
+@pytest.mark.slow
 @needs_make
 def test_qa4mre_page_says_how_many_auxiliary_questions_are_scored_apart(demo):
     q = pl.read_parquet(demo / "qa4mre2013" / "ingest" / "questions.parquet")
@@ -132,6 +129,7 @@ def test_qa4mre_page_says_how_many_auxiliary_questions_are_scored_apart(demo):
     assert {round(v, 9) for v in per_run["value"].to_list()} == {float(q.height - aux)}
 
 
+@pytest.mark.slow
 @needs_make
 def test_run_tables_show_the_columns_of_the_kinds_paper(demo):
     """The run table by default: run, the headline, the measures of the
@@ -147,6 +145,7 @@ def test_run_tables_show_the_columns_of_the_kinds_paper(demo):
         assert all(h.startswith("Letters (") for h in got[len(head):]), (c, got)
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_the_organizers_run_table_is_the_same_in_every_file_and_on_the_page(real):
     """Config report.run_table: the columns, their order and decimals, in
     runs.md, runs.tex, runs.csv and the page alike."""
@@ -193,6 +192,7 @@ def test_relative_difference_is_left_empty_for_a_negative_best_score():
     assert row["relative_difference"] is None  # (i)/(ii) with (ii) < 0 means nothing
 
 
+@pytest.mark.slow
 @needs_make
 def test_captions_fit_the_campaign(demo):
     for c in ("qa4mre2013", "clef2009", "pan"):
@@ -205,6 +205,7 @@ def test_captions_fit_the_campaign(demo):
     assert "Average per-series score of the ten best runs" in page(demo, "trec2004")
 
 
+@pytest.mark.slow
 @needs_make
 def test_top_runs_caption_counts_the_runs_there_are(demo):
     from qacamp.report.overview import breakdown_section
@@ -224,6 +225,7 @@ def conclusions(html: str) -> str:
     return " ".join(re.findall(r'<p class="conclusion">(.*?)</p>', part, flags=re.S))
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_a_four_run_campaign_gives_no_required_difference(real):
     html = page(real, "four")
     said = conclusions(html)
@@ -246,6 +248,7 @@ def test_a_four_run_campaign_gives_no_required_difference(real):
             assert not any(t.endswith("(decides)") for t in legend), legend
 
 
+@pytest.mark.slow
 @needs_make
 def test_a_weak_evidence_campaign_shows_one_short_section(demo):
     """The 5-run PAN page: said once, no swap figures, no empty table, no
@@ -270,6 +273,7 @@ def test_a_weak_evidence_campaign_shows_one_short_section(demo):
     assert warnings.count("Too few runs") == 1 and "see Reliability" in warnings
 
 
+@pytest.mark.slow
 @needs_make
 def test_no_warning_about_the_first_bin_which_never_decides(demo):
     for c in DEMO:
@@ -293,6 +297,7 @@ def test_higher_bins_above_the_level_are_flagged_in_the_sentence():
 
 # --------------------------------------------------------------------------- 4. files to share
 
+@pytest.mark.slow
 @needs_make
 def test_latex_labels_are_unique_per_campaign_and_long_tables_break(demo, tmp_path):
     files = sorted(demo.glob("*/tables/*.tex")) + sorted(demo.glob("overview/*.tex"))
@@ -318,6 +323,7 @@ def test_latex_labels_are_unique_per_campaign_and_long_tables_break(demo, tmp_pa
     assert "multiply defined" not in proc.stdout
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
 def test_qa4mre_topic_names_from_the_gold_are_kept_and_shown(real):
     root = ET.parse(GOLD_2012).getroot()
     names = {t.get("t_id"): " ".join(t.get("t_name").split()) for t in root.iter("topic")}
@@ -332,15 +338,16 @@ def test_qa4mre_topic_names_from_the_gold_are_kept_and_shown(real):
     assert column(t["by_topic"], "Name") == [names[k] for k in order]
 
 
-def test_reading_tests_and_topics_sort_numerically(tmp_path):
-    res = qacamp("simulate", "qa4mre", "--out", str(tmp_path / "sim"), "--topics", "10",
-                 "--tests", "10", "--runs", "2", "--seed", "4", "--quiet")
-    assert res.returncode == 0, res.stderr
-    res = qacamp("eval", "qa4mre", "--gold", str(tmp_path / "sim" / "gold.xml"),
+def test_reading_tests_and_topics_sort_numerically(tmp_path, capsys):
+    from qacamp.cli import main
+
+    assert main(["simulate", "qa4mre", "--out", str(tmp_path / "sim"), "--topics", "10",
+                 "--tests", "10", "--runs", "2", "--seed", "4", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "qa4mre", "--gold", str(tmp_path / "sim" / "gold.xml"),
                  *sorted(str(p) for p in (tmp_path / "sim" / "runs").glob("*.xml")),
-                 "-q", "-m", "c_at_1")
-    assert res.returncode == 0, res.stderr
-    rows = [ln.split("\t") for ln in res.stdout.splitlines()[1:]]
+                 "-q", "-m", "c_at_1"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()[1:]]
     run0 = rows[0][0]
     tests = [r[3] for r in rows if r[0] == run0 and r[2] == "test"]
     assert tests[:11] == [f"1.{i}" for i in range(1, 11)] + ["2.1"]  # 1.9 before 1.10
@@ -348,6 +355,7 @@ def test_reading_tests_and_topics_sort_numerically(tmp_path):
     assert topics == [str(i) for i in range(1, 11)]
 
 
+@pytest.mark.slow
 @needs_make
 def test_c_at_1_versus_accuracy_is_folded_into_the_run_table(demo):
     for c in DEMO:
@@ -359,6 +367,7 @@ def test_c_at_1_versus_accuracy_is_folded_into_the_run_table(demo):
     assert "Penas & Rodrigo 2011, Table 3" in runs["caption"]
 
 
+@pytest.mark.slow
 @needs_make
 @pytest.mark.parametrize("campaign,digits", [("qa4mre2013", 2), ("pan", 3)])
 def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits):
@@ -385,6 +394,7 @@ def test_one_number_of_decimals_per_measure_across_a_page(demo, campaign, digits
     assert len(shown) >= 15 and bad == [], bad[:10]
 
 
+@pytest.mark.slow
 @needs_make
 def test_correctly_discarded_of_runs_abstaining_without_candidates_is_explained(demo):
     from qacamp.report import tables as T

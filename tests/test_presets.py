@@ -134,7 +134,7 @@ def test_presets_command_shows_a_quote_or_the_project_choice_for_every_value(cap
             assert text.startswith('"') and cite in presets.SOURCE_FILES, (name, key)
 
 
-def test_the_mismatches_of_issue_17_are_gone():
+def test_presets_match_their_papers_settings():
     by = {n: dict(p.sources) for n, p in presets.PRESETS.items()}
     flat = {n: dict(presets.flatten(p.settings)) for n, p in presets.PRESETS.items()}
     # "bins where differences were greater than 0.16": the last fitted bin is 0.15-0.16

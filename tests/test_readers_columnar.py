@@ -1,4 +1,4 @@
-"""The columnar line readers (issue 19, item 1): files read in batches of
+"""The columnar line readers: files read in batches of
 whole lines give the same tables and the same first error whatever the batch
 size; the single-space split and the white-space regular expression give the
 same fields; PAN JSON lines and CLEF run TSVs in the canonical shape are read

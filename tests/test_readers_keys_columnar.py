@@ -1,5 +1,5 @@
 """The columnar readers of answer patterns, nugget lists, pyramid weights,
-list answer keys and CSV score matrices (issue 19, item 1) against their line
+list answer keys and CSV score matrices against their line
 readers, which they replaced and which still report every error.
 
 The differential test reads the real files of ``../shared/data`` and many

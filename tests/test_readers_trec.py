@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
 
 import polars as pl
 import pytest
+from files_util import write_file
 from paths import SHARED_DATA
 
 from qacamp import tables
@@ -16,15 +16,6 @@ from qacamp.readers import answer_keys, trec_questions, trec_runs
 DATA = SHARED_DATA
 TREC = DATA / "trec-qa"
 needs_data = pytest.mark.skipif(not TREC.exists(), reason="shared data not available")
-
-
-def _w(tmp_path: Path, name: str, text: str | bytes) -> Path:
-    p = tmp_path / name
-    if isinstance(text, bytes):
-        p.write_bytes(text)
-    else:
-        p.write_text(text, encoding="utf-8")
-    return p
 
 
 def _schema_ok(name: str, df: pl.DataFrame) -> None:
@@ -128,7 +119,7 @@ FACTOID = """\
 
 
 def test_judged_factoid(tmp_path):
-    resp, judg = trec_runs.read_judged_factoid(_w(tmp_path, "a.txt", FACTOID), "adjudicated")
+    resp, judg = trec_runs.read_judged_factoid(write_file(tmp_path, "a.txt", FACTOID), "adjudicated")
     _schema_ok("responses", resp)
     _schema_ok("judgments", judg)
     assert resp["rank"].to_list() == [1, 2, 3, 4]
@@ -148,7 +139,7 @@ def test_judged_factoid_gz(tmp_path):
 def test_judged_list(tmp_path):
     text = ("5.3 L1 D1 1 1 Boston\n5.3 L1 D2 1 0 boston\n5.3 L1 D3 -1 0 Paris\n"
             "6.2 L1 D4 3 0 x\n")
-    resp, judg = trec_runs.read_judged_list(_w(tmp_path, "l", text), "adj")
+    resp, judg = trec_runs.read_judged_list(write_file(tmp_path, "l", text), "adj")
     assert resp["item"].to_list() == [1, 2, 3, 1]
     assert resp["rank"].to_list() == [1, 1, 1, 2]
     assert judg["distinct"].to_list() == [True, False, False, False]
@@ -156,8 +147,8 @@ def test_judged_list(tmp_path):
 
 
 def test_judged_other(tmp_path):
-    one = _w(tmp_path, "o1", "1.6 O1 1 D1 Crips slang\n1.6 O1 2 D2 blue bandanna\n")
-    two = _w(tmp_path, "o2", "1.6 O1 2 6\n1.6 O1 2 5\n")
+    one = write_file(tmp_path, "o1", "1.6 O1 1 D1 Crips slang\n1.6 O1 2 D2 blue bandanna\n")
+    two = write_file(tmp_path, "o2", "1.6 O1 2 6\n1.6 O1 2 5\n")
     resp, matches = trec_runs.read_judged_other(one, two, "adj")
     assert resp.height == 2 and resp["answer"][1] == "blue bandanna"
     _schema_ok("nugget_matches", matches)
@@ -171,47 +162,47 @@ def _err(fn, *args) -> InputError:
 
 
 def test_bad_field_count(tmp_path):
-    p = _w(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runA\n")
+    p = write_file(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runA\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert str(p) in str(e) and e.place == "line 2" and "fields" in e.problem
 
 
 def test_bad_judgment_code(tmp_path):
-    p = _w(tmp_path, "bad", "1.1 runA NYT1 R x\n\n1.2 runA NYT1 Q x\n")
+    p = write_file(tmp_path, "bad", "1.1 runA NYT1 R x\n\n1.2 runA NYT1 Q x\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert e.place == "line 3" and "'Q'" in e.problem and str(p) in str(e)
 
 
 def test_duplicate_response(tmp_path):
-    p = _w(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runA NYT1 W y\n1.1 runA NYT2 W z\n")
+    p = write_file(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runA NYT1 W y\n1.1 runA NYT2 W z\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert e.place == "line 3" and "duplicate" in e.problem
 
 
 def test_other_run_tag(tmp_path):
-    p = _w(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runB NYT1 W y\n")
+    p = write_file(tmp_path, "bad", "1.1 runA NYT1 R x\n1.2 runB NYT1 W y\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert e.place == "line 2" and "runB" in e.problem
 
 
 def test_invalid_bytes(tmp_path):
-    p = _w(tmp_path, "bad", b"1.1 runA NYT1 R x\n1.2 runA NYT1 W caf\xe9\n")
+    p = write_file(tmp_path, "bad", b"1.1 runA NYT1 R x\n1.2 runA NYT1 W caf\xe9\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert e.place == "line 2" and "utf-8" in e.problem
 
 
 def test_empty_file(tmp_path):
-    p = _w(tmp_path, "empty", "")
+    p = write_file(tmp_path, "empty", "")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert str(p) in str(e) and "empty" in e.problem
-    p2 = _w(tmp_path, "comments", "# only a comment\n\n")
+    p2 = write_file(tmp_path, "comments", "# only a comment\n\n")
     assert "no data" in _err(trec_runs.read_judged_factoid, p2, "s").problem
 
 
 def test_line_too_long(tmp_path, monkeypatch):
     from qacamp.readers import _text
     monkeypatch.setattr(_text, "MAX_LINE_BYTES", 20)
-    p = _w(tmp_path, "long", "1.1 runA D R x\n1.2 runA D R " + "y" * 50 + "\n")
+    p = write_file(tmp_path, "long", "1.1 runA D R x\n1.2 runA D R " + "y" * 50 + "\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")
     assert e.place == "line 2" and "longer" in e.problem
 
@@ -219,33 +210,33 @@ def test_line_too_long(tmp_path, monkeypatch):
 def test_file_too_big(tmp_path, monkeypatch):
     from qacamp.readers import _text
     monkeypatch.setattr(_text, "MAX_FILE_BYTES", 10)
-    p = _w(tmp_path, "big", FACTOID)
+    p = write_file(tmp_path, "big", FACTOID)
     assert "larger" in _err(trec_runs.read_judged_factoid, p, "s").problem
 
 
 def test_list_bad_distinct(tmp_path):
-    p = _w(tmp_path, "l", "5.3 L1 D1 -1 1 Boston\n")
+    p = write_file(tmp_path, "l", "5.3 L1 D1 -1 1 Boston\n")
     e = _err(trec_runs.read_judged_list, p, "s")
     assert e.place == "line 1" and "distinct" in e.problem
 
 
 def test_other_duplicate_item(tmp_path):
-    one = _w(tmp_path, "o1", "1.6 O1 1 D1 a\n1.6 O1 1 D2 b\n")
-    two = _w(tmp_path, "o2", "1.6 O1 1 6\n")
+    one = write_file(tmp_path, "o1", "1.6 O1 1 D1 a\n1.6 O1 1 D2 b\n")
+    two = write_file(tmp_path, "o2", "1.6 O1 1 6\n")
     e = _err(trec_runs.read_judged_other, one, two, "s")
     assert str(one) in str(e) and e.place == "line 2" and "duplicate item" in e.problem
 
 
 def test_other_part_two_unknown_item(tmp_path):
-    one = _w(tmp_path, "o1", "1.6 O1 1 D1 a\n")
-    two = _w(tmp_path, "o2", "1.6 O1 1 6\n1.6 O1 3 6\n")
+    one = write_file(tmp_path, "o1", "1.6 O1 1 D1 a\n")
+    two = write_file(tmp_path, "o2", "1.6 O1 1 6\n1.6 O1 3 6\n")
     e = _err(trec_runs.read_judged_other, one, two, "s")
     assert str(two) in str(e) and e.place == "line 2"
 
 
 def test_other_part_two_other_tag(tmp_path):
-    one = _w(tmp_path, "o1", "1.6 O1 1 D1 a\n")
-    two = _w(tmp_path, "o2", "1.6 O2 1 6\n")
+    one = write_file(tmp_path, "o1", "1.6 O1 1 D1 a\n")
+    two = write_file(tmp_path, "o2", "1.6 O2 1 6\n")
     assert "O2" in _err(trec_runs.read_judged_other, one, two, "s").problem
 
 
@@ -262,7 +253,7 @@ DTD = """<?xml version="1.0" encoding="ISO-8859-1"?>
 def test_series_xml_latin1(tmp_path):
     body = DTD + ('<trecqa year="2004" task="main"><target id="1" text="Caf\xe9">'
                   '<qa><q id="1.1" type="FACTOID">Where is the caf\xe9?</q></qa></target></trecqa>')
-    p = _w(tmp_path, "q.xml", body.encode("latin-1"))
+    p = write_file(tmp_path, "q.xml", body.encode("latin-1"))
     q = trec_questions.read_series_xml(p)
     assert q["text"][0] == "Where is the café?"
 
@@ -271,7 +262,7 @@ def test_series_xml_entity_refused(tmp_path):
     body = ('<?xml version="1.0"?>\n<!DOCTYPE trecqa [\n<!ENTITY x "boom">\n]>\n'
             '<trecqa><target id="1" text="a"><qa><q id="1.1" type="FACTOID">&x;</q></qa>'
             '</target></trecqa>')
-    p = _w(tmp_path, "q.xml", body)
+    p = write_file(tmp_path, "q.xml", body)
     e = _err(trec_questions.read_series_xml, p)
     assert str(p) in str(e) and e.place.startswith("line ") and "entities" in e.problem
 
@@ -280,7 +271,7 @@ def test_series_xml_external_dtd_refused(tmp_path):
     body = ('<?xml version="1.0"?>\n<!DOCTYPE trecqa SYSTEM "http://example.org/x.dtd">\n'
             '<trecqa><target id="1" text="a"><qa><q id="1.1" type="FACTOID">x</q></qa>'
             '</target></trecqa>')
-    p = _w(tmp_path, "q.xml", body)
+    p = write_file(tmp_path, "q.xml", body)
     e = _err(trec_questions.read_series_xml, p)
     assert e.place == "line 2" and "external" in e.problem
 
@@ -289,44 +280,44 @@ def test_series_xml_external_entity_refused(tmp_path):
     body = ('<?xml version="1.0"?>\n<!DOCTYPE trecqa [\n<!ENTITY x SYSTEM "file:///etc/passwd">\n]>\n'
             '<trecqa><target id="1" text="a"><qa><q id="1.1" type="FACTOID">&x;</q></qa>'
             '</target></trecqa>')
-    e = _err(trec_questions.read_series_xml, _w(tmp_path, "q.xml", body))
+    e = _err(trec_questions.read_series_xml, write_file(tmp_path, "q.xml", body))
     assert "entities" in e.problem or "external" in e.problem
 
 
 def test_series_xml_bad_type_names_element(tmp_path):
     body = DTD + ('<trecqa><target id="1" text="a"><qa><q id="1.3" type="WHAT">x</q></qa>'
                   '</target></trecqa>')
-    e = _err(trec_questions.read_series_xml, _w(tmp_path, "q.xml", body))
+    e = _err(trec_questions.read_series_xml, write_file(tmp_path, "q.xml", body))
     assert e.place == "<q id='1.3'> in <target id='1'>"
 
 
 def test_series_xml_malformed(tmp_path):
     body = '<?xml version="1.0"?>\n<trecqa>\n<target id="1">\n</trecqa>'
-    e = _err(trec_questions.read_series_xml, _w(tmp_path, "q.xml", body))
+    e = _err(trec_questions.read_series_xml, write_file(tmp_path, "q.xml", body))
     assert e.place.startswith("line 4") and "malformed" in e.problem
 
 
 def test_top_duplicate(tmp_path):
     text = ("<top>\n<num> Number: 1\n<desc> Description:\nA?\n</top>\n\n"
             "<top>\n<num> Number: 1\n<desc> Description:\nB?\n</top>\n")
-    e = _err(trec_questions.read_top_questions, _w(tmp_path, "t", text))
+    e = _err(trec_questions.read_top_questions, write_file(tmp_path, "t", text))
     assert e.place == "line 7" and "twice" in e.problem
 
 
 def test_nuggets_bad(tmp_path):
-    p = _w(tmp_path, "n", "Qid 1.6: x\n1.6 1\tvital\ta\n1.6 2\tmaybe\tb\n")
+    p = write_file(tmp_path, "n", "Qid 1.6: x\n1.6 1\tvital\ta\n1.6 2\tmaybe\tb\n")
     e = _err(answer_keys.read_nuggets, p)
     assert e.place == "line 3" and "maybe" in e.problem
-    p = _w(tmp_path, "n2", "Qid 1.6: x\n1.6 1\tvital\ta\n1.6 1\tokay\tb\n")
+    p = write_file(tmp_path, "n2", "Qid 1.6: x\n1.6 1\tvital\ta\n1.6 1\tokay\tb\n")
     assert "duplicate" in _err(answer_keys.read_nuggets, p).problem
 
 
 def test_pyramid_bad_weight(tmp_path):
-    p = _w(tmp_path, "p", "1.6\t1\t0.5\ta\n1.6\t2\t1.5\tb\n")
+    p = write_file(tmp_path, "p", "1.6\t1\t0.5\ta\n1.6\t2\t1.5\tb\n")
     e = _err(answer_keys.read_pyramid, p)
     assert e.place == "line 2" and "1.5" in e.problem
 
 
 def test_list_key_instance_before_header(tmp_path):
-    e = _err(answer_keys.read_list_key, _w(tmp_path, "k", "Boston\n# 1.3\nQ:x?\nParis\n"))
+    e = _err(answer_keys.read_list_key, write_file(tmp_path, "k", "Boston\n# 1.3\nQ:x?\nParis\n"))
     assert e.place == "line 1"

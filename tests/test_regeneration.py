@@ -12,7 +12,6 @@ and rebuilds it), not a byte-reproducible result.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import polars as pl
@@ -22,84 +21,15 @@ from workflow_util import (
     DEMO_OUT,
     ROOT,
     demo_run,
-    demo_workdir,
+    differing,
     differing_files,
-    make_run,
+    leftover_temp_files,
     needs_make,
-    qacamp,
-    small_clef_campaign,
-    snakemake,
+    run_clean,
     tree_files,
 )
 
 pytestmark = pytest.mark.slow
-
-# where qacamp.io's writers stage their files (a folder per writing process
-# in each marker, .qacamp-output/.tmp/) and lock a file output
-# (.qacamp-output/<name>.lock); names older releases staged beside their targets
-TEMP_NAME = re.compile(r"^\..+\.(tmp|old|parquet|csv|png|svg|wal)$")
-
-
-def campaign_config(tmp: Path) -> Path:
-    """The small CLEF campaign of workflow_util plus a tiny TREC factoid campaign
-    with three judgment sets (so the Kendall and agreement tables have content)."""
-    cfg = small_clef_campaign(tmp, runs=5, questions=60)
-    res = qacamp("simulate", "trec-factoid", "--runs", "5", "--questions", "60",
-                 "--judgment-sets", "3", "--out", str(tmp / "tf"), "--quiet")
-    assert res.returncode == 0, res.stderr
-    doc = yaml.safe_load(cfg.read_text())
-    # 60 questions: two disjoint subsets of at most 30
-    doc["campaigns"]["mine"]["reliability"]["swap"]["sizes"] = "10:30:10"
-    doc["campaigns"]["tf"] = {
-        "kind": "trec-factoid",
-        "questions": "tf/questions.txt",
-        "judgment_sets": {s: f"tf/judged/{s}/*.txt.gz"
-                          for s in ("adjudicated", "assessor1", "assessor2")},
-        "primary": "adjudicated",
-        "reliability": {
-            "swap": {"sizes": "10:30:10", "trials": 4, "min_fit_size": 10},
-            "stability": {"size": 30, "trials": 10},
-            "bootstrap": {"trials": 50},
-        },
-    }
-    cfg.write_text(yaml.safe_dump(doc, sort_keys=True))
-    return cfg
-
-
-def differing(a: Path, b: Path) -> list[str]:
-    """Files that differ between the results of two workdirs (default outdir)."""
-    return differing_files(a / "results", b / "results")
-
-
-def leftover_temp_files(workdir: Path) -> list[str]:
-    results = workdir / "results"
-    return sorted(p.relative_to(results).as_posix() for p in results.rglob("*")
-                  if TEMP_NAME.match(p.name) or (p.parent.name == ".qacamp-output" and (
-                      p.name == ".tmp" or p.name.endswith(".lock"))))
-
-
-def run_clean(tmp: Path) -> Path:
-    cfg = campaign_config(tmp)
-    res = snakemake(tmp, configfile=cfg)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return tmp
-
-
-_REFERENCE: list[Path] = []
-
-
-def reference_dir(tmp_path_factory) -> Path:
-    """One clean, uninterrupted run, made once per session (test_interrupt.py
-    compares with it too)."""
-    if not _REFERENCE:
-        _REFERENCE.append(run_clean(tmp_path_factory.mktemp("regen_a")))
-    return _REFERENCE[0]
-
-
-@pytest.fixture(scope="session")
-def reference_run(tmp_path_factory) -> Path:
-    return reference_dir(tmp_path_factory)
-
 
 def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):
     other = run_clean(tmp_path)
@@ -123,13 +53,11 @@ def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def two_demo_runs(tmp_path_factory) -> tuple[Path, Path]:
+def two_demo_runs(demo, tmp_path_factory) -> tuple[Path, Path]:
     """The session's clean demo run and a second one in another folder."""
-    first = demo_run(tmp_path_factory) / DEMO_OUT
-    work = demo_workdir(tmp_path_factory.mktemp("demo_b"))
-    res = make_run(work)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return first, work / DEMO_OUT
+    work = tmp_path_factory.mktemp("demo_b")
+    demo_run(work)
+    return demo, work / DEMO_OUT
 
 
 @needs_make

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import struct
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import polars as pl
 import pytest
+from files_util import png_size
 
 from qacamp.cli import main
 from qacamp.errors import InputError
@@ -413,7 +413,7 @@ def test_cli_tables_qa4mre(tmp_path, capsys):
     names = {Path(p).name for p in listed}
     for stem in ("runs", "swap_summary", "bootstrap"):
         assert {f"{stem}.tex", f"{stem}.md", f"{stem}.csv"} <= names
-    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table (issue 20)
+    # c@1 vs accuracy (the c@1 paper's Table 3) is folded into the run table
     assert not any(n.startswith("c_at_1_vs_accuracy") for n in names)
     assert "Table 3" in (out / "runs.md").read_text()
     runs_csv = pl.read_csv(out / "runs.csv")
@@ -489,12 +489,6 @@ def test_cli_editions(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- figures
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
 
 @pytest.mark.parametrize("builder,expected", [
     (qa4mre_campaign, {"swap_c_at_1", "swap_accuracy", "swap_utility", "stability",

@@ -22,7 +22,7 @@ import re
 import polars as pl
 import pytest
 from browser_util import Browser, find_browser
-from workflow_util import DEMO_OUT, demo_run, needs_make
+from workflow_util import needs_make
 
 from qacamp.report.build import build_figures
 from qacamp.report.campaign import Campaign
@@ -89,11 +89,6 @@ return [0, top - 10, document.documentElement.scrollWidth, bottom - top + 30];
 """
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory) / DEMO_OUT
-
-
 def runs_of(demo, campaign: str) -> int:
     c = Campaign(demo / campaign, reliability=False)
     return c.runs.filter((pl.col("scope") == "all")
@@ -110,7 +105,7 @@ def test_demo_writes_every_overview_page_and_the_index(demo):
         assert "<h2>4. Reliability of the comparisons</h2>" in page
         assert '<h3 id="significance">' in page and "With randomised Tukey HSD over" in page
     assert 'id="table-editions"' in index  # qa4mre2012 + qa4mre2013
-    # the sentences of the issue, with the demo's own numbers
+    # the page's sentences on the swap method, with the demo's own numbers
     s = pl.read_parquet(demo / "trec2004/reliability/swap_series_score_summary.parquet").row(
         0, named=True)
     page = (demo / "trec2004/report.html").read_text(encoding="utf-8")
@@ -243,7 +238,7 @@ def swap_req(demo, c, m=None):
 
 
 def test_demo_run_table_letters_follow_the_pairwise_criteria(demo):
-    """Issue 20: two runs share a letter of the run table iff they cannot be told
+    """Two runs share a letter of the run table iff they cannot be told
     apart: by the swap method's required difference, and by the adjusted test."""
     from qacamp.report.overview import main_measure
 
@@ -293,7 +288,7 @@ def test_demo_figures_name_measures_and_keep_labels_visible(demo):
                 s = pl.read_parquet(demo / c / "reliability" / f"{name}_summary.parquet")
                 req = s["required_difference"][0]
                 if req is not None:  # the deciding bin is drawn
-                    # (with too few runs nothing decides: issue 20)
+                    # (with too few runs nothing decides)
                     assert any(t.startswith(f"{req:.2f} \u2264 d <") and t.endswith(
                         ("(decides)", "(first under the level)"))
                                for t in texts), (c, name)

@@ -1,5 +1,5 @@
-"""The campaign overview page, the index, and the figure and table defects of
-issue 13, checked on hand-built campaign folders (tests/test_report.py's
+"""The campaign overview page, the index, and the figures and tables,
+checked on hand-built campaign folders (tests/test_report.py's
 builders) and on the reliability layer's own fits: measures by their
 registry labels, the deciding swap bin drawn, legends outside the axes,
 stability labels inside the figure, dropped series named, Markdown without

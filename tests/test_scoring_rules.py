@@ -1,5 +1,5 @@
-"""Scoring rules traced to their source sentences (issue: numbers a campaign paper
-can print).  Each test names the sentence it follows; values are hand computed."""
+"""Scoring rules traced to their source sentences (numbers a campaign
+paper can print).  Each test names the sentence it follows; values are hand computed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Significance tests over all run pairs (issue 18): differential tests against
+"""Significance tests over all run pairs: differential tests against
 scipy, statsmodels and ranx on the real TREC score matrices, exact
 enumerations built by hand for the mean, c@1, CWS and PAN's AUC, shard
 invariance and the checked merge, the resolution warning, the command line."""
@@ -64,6 +64,7 @@ def test_t_test_and_holm_equal_scipy_and_statsmodels_on_real_matrices(name):
         assert np.allclose(adj, multipletests(p, alpha=0.05, method=method)[1], atol=1e-12)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 @pytest.mark.parametrize("name", ["web2004", "genomics2004"])
 def test_anova_f_and_tukey_intervals_equal_statsmodels_on_the_long_table(name):
@@ -300,13 +301,13 @@ def test_too_few_permutations_for_the_correction_are_warned():
     assert s["min_p"][0] == pytest.approx(1 / 201) and s["warning"][0] is None
 
 
-def test_command_line_writes_pairs_and_summary(tmp_path):
-    from workflow_util import qacamp
+def test_command_line_writes_pairs_and_summary(tmp_path, capsys):
+    from workflow_util import qacamp_here
 
     csv = tmp_path / "m.csv"
     rng = np.random.default_rng(2)
     pl.DataFrame({f"s{k}": rng.random(30) + 0.05 * k for k in range(5)}).write_csv(csv)
-    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "randomisation",
+    res = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test", "randomisation",
                  "--permutations", "500", "--seed", "3", "--out", str(tmp_path / "sig.parquet"),
                  "--summary", str(tmp_path / "sum.parquet"))
     assert res.returncode == 0, res.stderr

@@ -80,6 +80,7 @@ def test_t_test_intervals_and_effect_sizes_equal_scipy_on_every_pair(name):
     assert finite_everywhere(pairs, summary)
 
 
+@pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 @pytest.mark.parametrize("name, runs", [("web2004", 40), ("genomics2004", None)])
 def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name, runs):
@@ -252,12 +253,12 @@ def test_the_smallest_alpha_states_its_permutations():
 
 
 @pytest.mark.parametrize("alpha", ["5e-324", "1e-300"])
-def test_command_line_refuses_a_tiny_alpha_in_one_line(tmp_path, alpha):
-    from workflow_util import qacamp
+def test_command_line_refuses_a_tiny_alpha_in_one_line(tmp_path, alpha, capsys):
+    from workflow_util import qacamp_here
 
     csv = tmp_path / "m.csv"
     pl.DataFrame({f"s{k}": np.linspace(0, 1, 10) ** (k + 1) for k in range(3)}).write_csv(csv)
-    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test",
+    res = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test",
                  "randomisation", "--alpha", alpha, "--out", str(tmp_path / "sig.parquet"))
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
@@ -297,6 +298,7 @@ def test_baseline_comparison_equals_scipy_and_holm_over_the_baseline_family_on_g
     assert out["significant"].sum() >= both["significant"].sum()
 
 
+@pytest.mark.slow  # scipy's Dunnett distribution on the whole matrix
 @needs_data
 def test_baseline_anova_is_dunnetts_test_on_genomics():
     """Dunnett's p-values equal scipy's multivariate t (randomised quasi-Monte
@@ -371,7 +373,7 @@ def test_baseline_must_be_one_of_the_runs():
 
 
 @needs_data
-def test_baseline_through_the_command_line_equals_scipy_and_holm_on_genomics(tmp_path):
+def test_baseline_through_the_command_line_equals_scipy_and_holm_on_genomics(tmp_path, capsys):
     """`qacamp reliability significance --baseline RUN`: the t-test of every run
     against the baseline run on the real Genomics 2004 matrix equals scipy's
     ttest_rel and statsmodels' Holm correction over those 46 comparisons,
@@ -380,11 +382,11 @@ def test_baseline_through_the_command_line_equals_scipy_and_holm_on_genomics(tmp
 
     from scipy.stats import ttest_rel
     from statsmodels.stats.multitest import multipletests
-    from workflow_util import qacamp
+    from workflow_util import qacamp_here
 
     csv = MATRICES / "genomics2004.csv"
     out = tmp_path / "baseline.parquet"
-    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+    res = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test", "t-test",
                  "--baseline", "sys10", "--out", str(tmp_path / "pairs.parquet"),
                  "--baseline-out", str(out))
     assert res.returncode == 0, res.stderr
@@ -407,7 +409,7 @@ def test_baseline_through_the_command_line_equals_scipy_and_holm_on_genomics(tmp
         ci = tests[r].confidence_interval()
         assert (rows[r]["ci_lower"], rows[r]["ci_upper"]) == pytest.approx((ci.low, ci.high),
                                                                            abs=1e-9)
-    printed = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+    printed = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test", "t-test",
                      "--baseline", "sys10", "--out", str(tmp_path / "pairs2.parquet"))
     assert printed.returncode == 0, printed.stderr
     assert pl.read_csv(io.StringIO(printed.stdout), separator="\t").select(
@@ -445,12 +447,12 @@ def test_baseline_kernels_are_the_test_records():
     assert all(f'"{t.name}"' not in source for t in TESTS.values())
 
 
-def test_a_baseline_that_is_no_run_is_one_line_naming_the_config_key(tmp_path):
-    from workflow_util import qacamp
+def test_a_baseline_that_is_no_run_is_one_line_naming_the_config_key(tmp_path, capsys):
+    from workflow_util import qacamp_here
 
     csv = tmp_path / "m.csv"
     csv.write_text("a,b,c\n0.1,0.5,0.3\n0.2,0.6,0.1\n0.3,0.7,0.4\n")
-    res = qacamp("reliability", "significance", "--matrix", str(csv), "--test", "t-test",
+    res = qacamp_here(capsys, "reliability", "significance", "--matrix", str(csv), "--test", "t-test",
                  "--baseline", "bm25", "--out", str(tmp_path / "p.parquet"),
                  "--baseline-out", str(tmp_path / "b.parquet"),
                  "--config-prefix", "campaigns.mine.reliability")

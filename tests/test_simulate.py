@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qacamp.simulate import DEMO, demo, simulate
+from qacamp.simulate import DEMO, DEMO_SEED, simulate
 from qacamp.simulate.model import ModelParams, draw_runs
 
 SMALL = {
@@ -32,11 +32,46 @@ def gz_lines(path: Path) -> list[str]:
     return gzip.decompress(path.read_bytes()).decode("utf-8").splitlines()
 
 
+RESOURCES_DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
+
+
+def readme_command() -> list[str]:
+    """The command resources/demo/README.md says made the folder (its words after
+    `qacamp`)."""
+    text = (RESOURCES_DEMO / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"^qacamp simulate demo .*$", text, re.M)
+    assert line is not None, "resources/demo/README.md names no `qacamp simulate demo` command"
+    return line.group(0).split()[1:]
+
+
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    demo(out, quiet=True)
+    """The demo campaigns written by the command resources/demo/README.md gives,
+    with the folder replaced by a new one."""
+    from qacamp.cli import main
+
+    out = tmp_path_factory.mktemp("demo") / "demo"
+    argv = readme_command()
+    assert argv[argv.index("--out") + 1] == "resources/demo"
+    argv[argv.index("--out") + 1] = str(out)
+    assert main([*argv, "--quiet"]) == 0
     return out
+
+
+def test_readme_command_reproduces_the_committed_demo_byte_for_byte(demo_dir):
+    def files(folder: Path) -> dict[str, Path]:
+        # (.qacamp-output: qacamp's records of what it wrote, not committed)
+        return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
+                if p.is_file() and ".qacamp-output" not in p.relative_to(folder).parts}
+
+    committed, made = files(RESOURCES_DEMO), files(demo_dir)
+    assert len(committed) > 600
+    assert sorted(made) == sorted(committed)
+    assert [rel for rel in committed if made[rel].read_bytes() != committed[rel].read_bytes()] \
+        == []
+    # the default seed is the README's: `qacamp simulate demo --out DIR` alone
+    # makes the same files
+    assert readme_command()[-2:] == ["--seed", str(DEMO_SEED)]
 
 
 @pytest.mark.parametrize("kind", sorted(SMALL))

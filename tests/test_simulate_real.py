@@ -1,4 +1,4 @@
-"""Runs for real question files (issue 20, item 9): `qacamp simulate
+"""Runs for real question files: `qacamp simulate
 --questions-from` writes simulated runs and judgments for a campaign's own
 questions (the real TREC 2004 series XML and the QA4MRE 2012 gold standard
 in ../shared/data), which the readers and `qacamp eval` take as they take

@@ -3,7 +3,7 @@
 `.ci/run` installs munge + slurmctld + slurmd, starts a one-node cluster on
 localhost (tests/slurm/start.sh) and sets QACAMP_SLURM=1.  The test runs the
 same targets once locally (one scoring job) and once with `--executor slurm`
-(Snakemake's official executor plugin; scoring in 3 shard jobs, issue 19) and
+(Snakemake's official executor plugin; scoring in 3 shard jobs) and
 checks that the scores and the merged reliability results are byte-identical.
 """
 
@@ -18,6 +18,7 @@ import yaml
 from workflow_util import small_clef_campaign, snakemake
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.slurm,
     pytest.mark.skipif(os.environ.get("QACAMP_SLURM") != "1" or not shutil.which("sbatch"),
                        reason="needs the SLURM cluster that .ci/run starts (QACAMP_SLURM=1)"),

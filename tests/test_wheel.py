@@ -1,4 +1,4 @@
-"""Installing like other evaluation tools (issue 20): the wheel built from the
+"""Installing like other evaluation tools: the wheel built from the
 repository, installed into a fresh virtual environment, gives the ``qacamp``
 command, and ``qacamp run config/config.yaml`` runs the packaged workflow
 from a folder that is not a clone.

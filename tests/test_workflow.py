@@ -9,7 +9,6 @@ per outdir, and the command line giving the workflow's numbers."""
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import os
@@ -20,6 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from files_util import sha256_of
 from paths import SHARED_DATA
 from test_hostile_outputs import fingerprint
 from workflow_util import (
@@ -113,8 +113,8 @@ def test_config_error_names_the_key_in_one_line(tmp_path, key):
     assert not (tmp_path / "results").exists()
 
 
-def test_missing_raw_file_names_campaign_and_key_in_one_line(tmp_path):
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+def test_missing_raw_file_names_campaign_and_key_in_one_line(tmp_path, small_campaign):
+    cfg = small_campaign
     doc = yaml.safe_load(cfg.read_text())
     doc["campaigns"]["mine"]["runs"] = "data/runz/*.tsv"
     cfg.write_text(yaml.safe_dump(doc))
@@ -163,8 +163,8 @@ def test_damaged_intermediate_is_rebuilt_by_the_same_command(own_campaign, tmp_p
     assert qacamp("verify", str(work / "results")).returncode == 0
 
 
-def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path, small_campaign):
+    cfg = small_campaign
     bad = sorted((tmp_path / "data" / "runs").glob("*.tsv"))[1]
     lines = bad.read_text().splitlines()
     lines[4] = lines[4].replace("\tR\t", "\tMAYBE\t").replace("\tW\t", "\tMAYBE\t")
@@ -184,8 +184,8 @@ def test_bad_input_names_file_and_line_and_leaves_nothing(tmp_path):
     assert not (tmp_path / "results/mine/manifest.json").exists()
 
 
-def test_gzip_inputs_are_read(tmp_path):
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+def test_gzip_inputs_are_read(tmp_path, small_campaign):
+    cfg = small_campaign
     for p in (tmp_path / "data" / "runs").glob("*.tsv"):
         Path(str(p) + ".gz").write_bytes(gzip.compress(p.read_bytes(), mtime=0))
         p.unlink()
@@ -273,10 +273,6 @@ def test_missing_altered_and_tampered_outputs_are_rebuilt(own_campaign, tmp_path
     assert qacamp("verify", "results", cwd=work).returncode == 0
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def test_an_output_qacamp_did_not_write_is_refused_then_rebuilt(own_campaign, tmp_path):
     """config.json edited (the runs narrowed to one file) and its record
     removed: the run stops with one line and the user's bytes unchanged
@@ -290,14 +286,14 @@ def test_an_output_qacamp_did_not_write_is_refused_then_rebuilt(own_campaign, tm
     doc["campaigns"]["mine"]["runs"] = f"data/runs/{first}"
     cfg_json.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     (cfg_json.parent / ".qacamp-output" / "config.json.json").unlink()
-    before = _sha(cfg_json)
+    before = sha256_of(cfg_json)
     res = snakemake(work, configfile=work / "mine.yaml")
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert error_lines(res) == [
         "qacamp: results/mine/config.json: cannot write: no record: qacamp did not write it or "
         "its record was removed, and this run writes that path. Fix: move the file out of the "
         "outdir (qacamp never replaces a file it did not write), then rerun"], res.stderr
-    assert _sha(cfg_json) == before
+    assert sha256_of(cfg_json) == before
     res = qacamp("verify", "results", cwd=work)
     assert res.returncode == 1 and "unrecorded: results/mine/config.json (qacamp did not " \
         "write it, or its record was removed)" in res.stdout.splitlines()
@@ -308,17 +304,17 @@ def test_an_output_qacamp_did_not_write_is_refused_then_rebuilt(own_campaign, tm
     assert qacamp("verify", "results", cwd=work).returncode == 0
 
 
-def test_no_link_is_followed_in_or_as_the_outdir(tmp_path):
+def test_no_link_is_followed_in_or_as_the_outdir(tmp_path, small_campaign):
     """An outdir that is a link to a user's folder holding a copied
     .qacamp-output (index.html recorded as it is), then a link inside the
     outdir: one line each naming the link, nothing behind it touched."""
-    cfg = small_clef_campaign(tmp_path, runs=3, questions=30)
+    cfg = small_campaign
     user = tmp_path / "mine"
     (user / ".qacamp-output").mkdir(parents=True)
     page = user / "index.html"
     page.write_text("<p>my own page</p>\n")
     record = {"format": 1, "file": "index.html", "step": "qacamp report index",
-              "sha256": _sha(page), "size": page.stat().st_size, "inputs": {},
+              "sha256": sha256_of(page), "size": page.stat().st_size, "inputs": {},
               "temporary": False}
     (user / ".qacamp-output" / "index.html.json").write_text(json.dumps(record))
     (tmp_path / "results").symlink_to(user)

@@ -1,4 +1,4 @@
-"""A workflow log a person can follow (issue 20, items 6 and 7): `make run` /
+"""A workflow log a person can follow: `make run` /
 `make demo` print one progress line per finished step, a failed step's
 one-line error first, and a summary of what was written where; Snakemake's
 full log stays in its file.  A rerun with nothing to do says so in one line,
@@ -16,8 +16,6 @@ import pytest
 from workflow_util import (
     DEMO_OUT,
     ROOT,
-    demo_output,
-    demo_run,
     env,
     make_run,
     needs_make,
@@ -53,7 +51,7 @@ def test_a_progress_line_per_finished_step_and_a_summary():
         (None, {}, logging.INFO, "Complete log(s): /x/.snakemake/log/a.snakemake.log", 14.0),
     ]
     lines = fed(events)
-    assert lines[0] == "[12/203] score trec2004 (2.1 s)"  # the issue's example
+    assert lines[0] == "[12/203] score trec2004 (2.1 s)"  # the format a person reads
     assert lines[1] == "[13/203] report_index (2.0 s)"
     assert lines[2].startswith("qacamp: done: 13 steps in ")
     assert "wrote 2 file(s) under results-demo/" in lines[2]
@@ -120,14 +118,10 @@ def test_only_a_slurm_run_asks_slurm():
     assert run.logger_args(["--logger", "other"]) == []
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_run(tmp_path_factory), demo_output(tmp_path_factory)
-
-
+@pytest.mark.slow
 @needs_make
-def test_demo_log_is_a_progress_line_per_step_and_a_summary(demo):
-    work, res = demo
+def test_demo_log_is_a_progress_line_per_step_and_a_summary(demo_work, demo_log):
+    work, res = demo_work, demo_log
     lines = res.stderr.strip().splitlines()
     steps = [m for m in map(PROGRESS.match, lines) if m]
     total = int(steps[0].group(2))
@@ -145,9 +139,10 @@ def test_demo_log_is_a_progress_line_per_step_and_a_summary(demo):
     assert text.count("rule ") > 100  # everything is still in the file
 
 
+@pytest.mark.slow
 @needs_make
-def test_a_rerun_with_nothing_to_do_says_so(demo):
-    work, _ = demo
+def test_a_rerun_with_nothing_to_do_says_so(demo_work):
+    work = demo_work
     res = make_run(work)
     assert res.returncode == 0, res.stderr[-2000:]
     said = [ln for ln in res.stderr.splitlines() if not ln.startswith("Using workflow")]
@@ -157,6 +152,7 @@ def test_a_rerun_with_nothing_to_do_says_so(demo):
     assert subprocess.run([str(shim)]).returncode == 1
 
 
+@pytest.mark.slow
 @needs_make
 def test_a_failed_run_leads_with_the_error_line(tmp_path):
     cfg = small_clef_campaign(tmp_path, runs=3, questions=20)

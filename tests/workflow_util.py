@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,17 @@ def error_lines(res: subprocess.CompletedProcess) -> list[str]:
 def qacamp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / "qacamp"), *args], capture_output=True, text=True,
                           env=env(), cwd=cwd)
+
+
+def qacamp_here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """``qacamp ARGS`` run in this process (no interpreter start-up, no imports
+    again): the exit code, stdout and stderr as :func:`qacamp` gives them."""
+    from qacamp.cli import main
+
+    capsys.readouterr()
+    rc = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["qacamp", *map(str, args)], rc, out, err)
 
 
 def qacamp_in_root(*argv) -> int:
@@ -122,27 +134,13 @@ def demo_workdir(tmp: Path) -> Path:
     return tmp
 
 
-_DEMO: list[Path] = []
-_DEMO_RES: list[subprocess.CompletedProcess] = []
-
-
-def demo_run(tmp_path_factory) -> Path:
-    """One clean demo run with the README's command, made once per session
-    (test_demo, test_regeneration and test_interrupt compare with it).
-    Returns the workdir; results are under ``workdir / DEMO_OUT``."""
-    if not _DEMO:
-        work = demo_workdir(tmp_path_factory.mktemp("demo"))
-        res = make_run(work)
-        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-        _DEMO.append(work)
-        _DEMO_RES.append(res)
-    return _DEMO[0]
-
-
-def demo_output(tmp_path_factory) -> subprocess.CompletedProcess:
-    """What the session's demo run printed (the README's command, as a person sees it)."""
-    demo_run(tmp_path_factory)
-    return _DEMO_RES[0]
+def demo_run(work: Path) -> subprocess.CompletedProcess:
+    """A clean demo run with the README's command in ``work`` (laid out by
+    :func:`demo_workdir`); results under ``work / DEMO_OUT``.  The session's
+    run is the ``demo_work`` fixture (tests/conftest.py)."""
+    res = make_run(demo_workdir(work))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return res
 
 
 # --------------------------------------------------------------------------- comparing results
@@ -197,3 +195,59 @@ def differing_files(a: Path, b: Path) -> list[str]:
         elif fa[rel].read_bytes() != fb[rel].read_bytes():
             out.append(rel)
     return out
+
+
+# --------------------------------------------------------------------------- a small two-campaign run
+
+# where qacamp.io's writers stage their files (a folder per writing process
+# in each marker, .qacamp-output/.tmp/) and lock a file output
+# (.qacamp-output/<name>.lock); names older releases staged beside their targets
+TEMP_NAME = re.compile(r"^\..+\.(tmp|old|parquet|csv|png|svg|wal)$")
+
+
+def campaign_config(tmp: Path) -> Path:
+    """The small CLEF campaign of :func:`small_clef_campaign` plus a tiny TREC
+    factoid campaign with three judgment sets (so the Kendall and agreement
+    tables have content)."""
+    cfg = small_clef_campaign(tmp, runs=5, questions=60)
+    res = qacamp("simulate", "trec-factoid", "--runs", "5", "--questions", "60",
+                 "--judgment-sets", "3", "--out", str(tmp / "tf"), "--quiet")
+    assert res.returncode == 0, res.stderr
+    doc = yaml.safe_load(cfg.read_text())
+    # 60 questions: two disjoint subsets of at most 30
+    doc["campaigns"]["mine"]["reliability"]["swap"]["sizes"] = "10:30:10"
+    doc["campaigns"]["tf"] = {
+        "kind": "trec-factoid",
+        "questions": "tf/questions.txt",
+        "judgment_sets": {s: f"tf/judged/{s}/*.txt.gz"
+                          for s in ("adjudicated", "assessor1", "assessor2")},
+        "primary": "adjudicated",
+        "reliability": {
+            "swap": {"sizes": "10:30:10", "trials": 4, "min_fit_size": 10},
+            "stability": {"size": 30, "trials": 10},
+            "bootstrap": {"trials": 50},
+        },
+    }
+    cfg.write_text(yaml.safe_dump(doc, sort_keys=True))
+    return cfg
+
+
+def run_clean(tmp: Path) -> Path:
+    """A clean, uninterrupted workflow run of :func:`campaign_config` in ``tmp``."""
+    cfg = campaign_config(tmp)
+    res = snakemake(tmp, configfile=cfg)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return tmp
+
+
+def differing(a: Path, b: Path) -> list[str]:
+    """Files that differ between the results of two workdirs (default outdir)."""
+    return differing_files(a / "results", b / "results")
+
+
+def leftover_temp_files(workdir: Path) -> list[str]:
+    """Temporary files and locks of qacamp's writers left under ``workdir/results``."""
+    results = workdir / "results"
+    return sorted(p.relative_to(results).as_posix() for p in results.rglob("*")
+                  if TEMP_NAME.match(p.name) or (p.parent.name == ".qacamp-output" and (
+                      p.name == ".tmp" or p.name.endswith(".lock"))))
