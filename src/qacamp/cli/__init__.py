@@ -106,6 +106,22 @@ def add_force_option(p: argparse.ArgumentParser) -> None:
                    "are left alone), or replace an output file qacamp did not write")
 
 
+def add_markdown_option(p: argparse.ArgumentParser, what: str, made: str) -> None:
+    """``--markdown [PATH]``: the listing as Markdown, on stdout or written to PATH."""
+    p.add_argument("--markdown", nargs="?", const="-", default=None, metavar="PATH",
+                   help=f"{what}: on stdout, or written to PATH ({made})")
+
+
+def put_markdown(text: str, where: str) -> None:
+    """``text`` on stdout (``where`` is ``-``), else written to the file ``where``."""
+    if where == "-":
+        sys.stdout.write(text)
+    else:
+        from ..io import write_text
+
+        write_text(text, where)
+
+
 #: errors of a stream on a full or failing disk (a log file the workflow gave it)
 _DISK_ERRNOS = (28, 122, 27, 5)  # ENOSPC, EDQUOT, EFBIG, EIO
 

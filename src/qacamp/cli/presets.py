@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from . import HELP
+from . import HELP, add_markdown_option, put_markdown
 
 
 def register(sub):
     p = sub.add_parser("presets", help=HELP["presets"],
                        description="Print every preset setting with the sentence of its "
                                    "source that supports it, or 'project choice: reason'.")
-    p.add_argument("--markdown", nargs="?", const="-", default=None,
-                   metavar="PATH", help="the presets as Markdown: on stdout, or written to PATH "
-                   "(docs/presets.md is `qacamp presets --markdown docs/presets.md`)")
+    add_markdown_option(p, "the presets as Markdown",
+                        "docs/presets.md is `qacamp presets --markdown docs/presets.md`")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from .. import presets
-    from ..io import write_text
 
     if args.markdown is not None:
         text = presets.to_markdown() + "\n"
-        if args.markdown == "-":
-            sys.stdout.write(text)
-        else:
-            write_text(text, Path(args.markdown))
+        put_markdown(text, args.markdown)
         return 0
     print("preset\tkinds\tkey\tvalue\tsource\tsentence or reason")
     for p in presets.PRESETS.values():

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from . import HELP
+from . import HELP, add_markdown_option, put_markdown
 
 
 def register(sub):
@@ -13,25 +10,19 @@ def register(sub):
                        description="Print every key of the workflow config (key, type, "
                                    "default, description) as a tab-separated table, from the "
                                    "schema the workflow validates a config against.")
-    p.add_argument("--markdown", nargs="?", const="-", default=None,
-                   metavar="PATH", help="the keys as Markdown: on stdout, or written to PATH "
-                   "(config/README.md is its output: `make docs`)")
+    add_markdown_option(p, "the keys as Markdown", "config/README.md is its output: `make docs`")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from .. import configdoc
-    from ..io import write_text
     from ..plan import config_schema
     from ..runner import workflow_root
 
     schema = config_schema(workflow_root() / "workflow" / "schemas" / "config.schema.yaml")
     if args.markdown is not None:
         text = configdoc.to_markdown(schema) + "\n"
-        if args.markdown == "-":
-            sys.stdout.write(text)
-        else:
-            write_text(text, Path(args.markdown))
+        put_markdown(text, args.markdown)
         return 0
     print("section\tkey\ttype\tdefault\tdescription")
     for title, _, rows in configdoc.sections(schema):

@@ -45,12 +45,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import model_error
 from ..fits import too_few_runs
 from ..matrix import ScoreMatrix
 from . import gtheory, items, swap_method, topic_set_size
-from .common import check_number, check_values
+from .common import check_values
 
 DESIGN_SCHEMA = {"measure": pl.Utf8, "method": pl.Utf8, "title": pl.Utf8,
                  "target": pl.Float64, "confidence": pl.Float64, "difference": pl.Float64,
@@ -103,10 +104,10 @@ class Settings:
 
     def check(self) -> None:
         for name in ("target", "confidence", "alpha", "power"):
-            check_number(name, getattr(self, name), 0, 1, lo_open=True, hi_open=True)
+            check_option(name, getattr(self, name), 0, 1, lo_open=True, hi_open=True)
         for name in ("min_diff", "min_range", "ci_width"):
             if getattr(self, name) is not None:
-                check_number(name, getattr(self, name), 0, lo_open=True)
+                check_option(name, getattr(self, name), 0, lo_open=True)
         if not self.power > self.alpha:
             raise UsageError(f"power: {self.power!r} must be above alpha ({self.alpha!r}); a "
                              "test has power alpha against no difference at all")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...bounds import number_problem
 from ...errors import UsageError
 from ..matrix import ScoreMatrix
 
@@ -48,14 +47,6 @@ def check_values(values: object, what: str = "score matrix", min_units: int = 2,
     return arr
 
 
-def check_number(name: str, value: object, lo: float | None = None, hi: float | None = None,
-                 lo_open: bool = False, hi_open: bool = False, integer: bool = False) -> None:
-    """:class:`UsageError` ``"<name>: <value> is not a finite number in ..."``."""
-    problem = number_problem(value, lo, hi, lo_open, hi_open, integer)
-    if problem is not None:
-        raise UsageError(f"{name}: {problem}")
-
-
 def check_names(names: object, n: int, what: str) -> list[str]:
     """``n`` distinct names (the units of a matrix's rows)."""
     out = [str(x) for x in names] if not isinstance(names, str) else None
@@ -83,5 +74,5 @@ def chunk_rows(n_runs: int) -> int:
     return max(1, CHUNK_CELLS // max(1, n_runs))
 
 
-__all__ = ["CHUNK_CELLS", "check_values", "check_number", "check_names", "unit_values",
+__all__ = ["CHUNK_CELLS", "check_values", "check_names", "unit_values",
            "chunk_rows"]

@@ -78,9 +78,10 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE
-from .common import check_number, check_values, chunk_rows
+from .common import check_values, chunk_rows
 
 COMPONENT_SCHEMA = {"component": pl.Utf8, "df": pl.Int64, "sum_squares": pl.Float64,
                     "mean_square": pl.Float64, "estimate": pl.Float64, "variance": pl.Float64,
@@ -193,7 +194,7 @@ def components(tw: TwoWay) -> pl.DataFrame:
 
 
 def _check_confidence(confidence: float) -> float:
-    check_number("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
+    check_option("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     return (1.0 - confidence) / 2.0
 
 
@@ -272,7 +273,7 @@ def _sizes(tw: TwoWay, sizes: Iterable[int] | None) -> np.ndarray:
         raise UsageError("sizes: give at least one number of units")
     out = [int(s) if isinstance(s, np.integer) else s for s in out]
     for s in out:
-        check_number("sizes", s, 1, MAX_SIZE, integer=True)
+        check_option("sizes", s, 1, MAX_SIZE, integer=True)
     return np.asarray(out, dtype=np.int64)
 
 
@@ -299,7 +300,7 @@ def units_needed(tw: TwoWay, target: float = DEFAULT_TARGET,
     range implied by the interval (``n_units_lower`` from the upper
     coefficient bound; ``n_units_upper`` null = without bound), and the
     coefficient with its interval at the campaign's size: :data:`NEEDED_SCHEMA`."""
-    check_number("target", target, 0, 1, lo_open=True, hi_open=True)
+    check_option("target", target, 0, 1, lo_open=True, hi_open=True)
     point = point_ratios(tw)
     bounds = {"erho2": feldt_ratios(tw, confidence), "phi": arteaga_ratios(tw, confidence)}
     rows = []

@@ -43,7 +43,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from .common import check_names, check_number, check_values, chunk_rows
+from ...bounds import check_option
+from .common import check_names, check_values, chunk_rows
 
 ITEM_SCHEMA = {"unit": pl.Utf8, "n_runs": pl.Int64, "n_right": pl.Int64,
                "difficulty": pl.Float64, "mean_value": pl.Float64,
@@ -68,7 +69,7 @@ def item_statistics(values: object, units: Sequence[str], right_at: float = 1.0)
     x = check_values(values, min_units=2, min_runs=MIN_RUNS)
     n_u, n_r = x.shape
     names = check_names(units, n_u, "units")
-    check_number("right_at", right_at)
+    check_option("right_at", right_at)
     totals = x.sum(axis=0)
     n_right = np.empty(n_u, np.int64)
     credit = np.empty(n_u, bool)

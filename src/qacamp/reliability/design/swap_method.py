@@ -27,9 +27,9 @@ from collections.abc import Iterable
 import numpy as np
 import polars as pl
 
+from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE, check_model, model_error, size_at_level
-from .common import check_number
 
 SWAP_SIZE_SCHEMA = {"difference": pl.Float64, "bin": pl.Int64, "lo": pl.Float64,
                     "hi": pl.Float64, "model": pl.Utf8, "a": pl.Float64, "b": pl.Float64,
@@ -47,7 +47,7 @@ def _bin_row(fits: pl.DataFrame, difference: float) -> dict:
                          "(give the frame of qacamp.reliability.fits.fit_bins)")
     if fits.height == 0:
         raise UsageError("swap fits are empty")
-    check_number("difference", difference, 0)
+    check_option("difference", difference, 0)
     for row in fits.sort("bin").iter_rows(named=True):
         lo, hi = row["lo"], row["hi"]
         if lo - EDGE <= difference and (hi is None or difference < hi - EDGE):
@@ -61,7 +61,7 @@ def swap_size(fits: pl.DataFrame, difference: float, level: float = 0.05) -> pl.
     """One row (:data:`SWAP_SIZE_SCHEMA`): the bin holding ``difference`` and
     the number of units at which its error rate falls to ``level``
     (``n_units`` null with a ``reason`` when the bin has no usable fit)."""
-    check_number("level", level, 0, 1, lo_open=True, hi_open=True)
+    check_option("level", level, 0, 1, lo_open=True, hi_open=True)
     row = _bin_row(fits, difference)
     reason, size = row["reason"], None
     if reason is None:
@@ -85,7 +85,7 @@ def swap_error_curve(fits: pl.DataFrame, difference: float,
     row = _bin_row(fits, difference)
     n = [int(s) if isinstance(s, np.integer) else s for s in sizes]
     for s in n:
-        check_number("sizes", s, 1, MAX_SIZE, integer=True)
+        check_option("sizes", s, 1, MAX_SIZE, integer=True)
     if row["reason"] is not None or row["a"] is None or row["b"] is None:
         return pl.DataFrame(schema=CURVE_SCHEMA)
     err = np.asarray(model_error(row["model"], row["a"], row["b"], np.asarray(n, np.float64)))

@@ -55,9 +55,9 @@ from collections.abc import Callable
 import polars as pl
 from scipy import optimize, special, stats
 
+from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE
-from .common import check_number
 
 METHODS = ("t-test", "anova", "ci")
 SIZE_SCHEMA = {"method": pl.Utf8, "difference": pl.Float64, "alpha": pl.Float64,
@@ -77,12 +77,12 @@ MIN_UNITS = 2
 
 
 def _check_common(variance: float, alpha: float) -> None:
-    check_number("variance", variance, 0, lo_open=True)
-    check_number("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
+    check_option("variance", variance, 0, lo_open=True)
+    check_option("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
 
 
 def _check_power(power: float, alpha: float) -> None:
-    check_number("power", power, 0, 1, lo_open=True, hi_open=True)
+    check_option("power", power, 0, 1, lo_open=True, hi_open=True)
     if not power > alpha:
         raise UsageError(f"power: {power!r} must be above alpha ({alpha!r}); a test has "
                          "power alpha against no difference at all")
@@ -136,7 +136,7 @@ def t_test_size(min_diff: float, variance: float, alpha: float = DEFAULT_ALPHA,
     """Units for method (a); ``variance`` is sigma^2 (V_E), the difference's is 2 sigma^2."""
     _check_common(variance, alpha)
     _check_power(power, alpha)
-    check_number("min_diff", min_diff, 0, lo_open=True)
+    check_option("min_diff", min_diff, 0, lo_open=True)
     d = min_diff / math.sqrt(2.0 * variance)
     return _smallest(lambda n: t_test_power(n, d, alpha) - power)
 
@@ -146,8 +146,8 @@ def anova_size(min_range: float, variance: float, n_runs: int, alpha: float = DE
     """Units for method (b) with ``n_runs`` (m) runs compared."""
     _check_common(variance, alpha)
     _check_power(power, alpha)
-    check_number("min_range", min_range, 0, lo_open=True)
-    check_number("n_runs", n_runs, 2, integer=True)
+    check_option("min_range", min_range, 0, lo_open=True)
+    check_option("n_runs", n_runs, 2, integer=True)
     delta = min_range * min_range / (2.0 * variance)
     return _smallest(lambda n: anova_power(n, n_runs, delta, alpha) - power)
 
@@ -155,7 +155,7 @@ def anova_size(min_range: float, variance: float, n_runs: int, alpha: float = DE
 def ci_size(ci_width: float, variance: float, alpha: float = DEFAULT_ALPHA) -> int | None:
     """Units for method (c): expected width of the 100(1 - alpha)% interval <= ``ci_width``."""
     _check_common(variance, alpha)
-    check_number("ci_width", ci_width, 0, lo_open=True)
+    check_option("ci_width", ci_width, 0, lo_open=True)
     return _smallest(lambda n: ci_width - ci_expected_width(n, 2.0 * variance, alpha))
 
 
