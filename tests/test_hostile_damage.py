@@ -415,12 +415,17 @@ def test_workflow_rebuilds_damaged_and_stale_files(demo_work, damaged_copy):
     assert res.returncode == 0, out[-4000:]
     for rel in SCANNED:
         assert f"qacamp: {DEMO_OUT}/{FLIPPED}/{rel} changed since it was written" in out, rel
-    # the edited judgments said once, with their cause
+    # the edited judgments said once, with their cause; the copy's DuckDB index
+    # (its views name the files where the copy was made from) is said apart
     said = [ln for ln in out.splitlines() if f"{DEMO_OUT}/{EDITED}" in ln
             and ln.startswith("qacamp: ") and "rebuilds" in ln]
-    assert said == [f"qacamp: {DEMO_OUT}/{EDITED}: resources/demo/{EDITED}/gold.xml changed "
-                    "since `qacamp ingest` read it: this run rebuilds the 11 files of ingest/ "
-                    "built from it and what follows from them"], said
+    assert said == [
+        f"qacamp: {DEMO_OUT}/{EDITED}/campaign.duckdb changed since it was written (its views "
+        "or other objects differ from those `qacamp duckdb` writes): removed, this run "
+        "rebuilds it",
+        f"qacamp: {DEMO_OUT}/{EDITED}: resources/demo/{EDITED}/gold.xml changed since "
+        "`qacamp ingest` read it: this run rebuilds the 10 files of ingest/ built from it and "
+        "what follows from them"], said
     # the damaged campaign: rebuilt to the clean run's bytes
     assert differing_files(demo_work / DEMO_OUT / FLIPPED, work / DEMO_OUT / FLIPPED) == []
     # the edited one: rebuilt from the new judgment, recorded in its manifest

@@ -163,7 +163,10 @@ def test_demo_pages_in_headless_chromium(demo):
             # designing the next campaign: in the contents, its table, its figure
             # where a measure has per-unit values (not PAN's), the re-check table's
             # rows anchored and linked from their ids
-            assert info["designHead"] and info["designTable"] and "#design" in info["tocLinks"], c
+            assert info["designHead"] and "#design" in info["tocLinks"], c
+            # PAN (5 runs, no per-problem means): no method gives a size, the
+            # sentence says why and no table of dashes is shown
+            assert info["designTable"] == (c != "pan"), c
             assert bool(info["design"]) == (c != "pan"), c
             assert all(ok and w > 0 and shown > 0 for ok, w, shown in info["design"]), c
             assert all(href == f"#{rid}" for rid, href in info["recheck"]), c

@@ -109,7 +109,8 @@ def test_config_error_names_the_key_in_one_line(tmp_path, key):
     assert res.returncode != 0
     assert error_lines(res) == [
         f"qacamp: config key 'campaigns.x': unknown key '{key}'. "
-        "Fix: allowed here: kind, min_coverage, preset, questions, reliability, runs, title"], res.stderr
+        "Fix: allowed here: kind, min_coverage, preset, questions, reliability, report, runs, "
+        "title"], res.stderr
     assert not (tmp_path / "results").exists()
 
 
