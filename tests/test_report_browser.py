@@ -183,7 +183,7 @@ def test_demo_pages_in_headless_chromium(demo):
             return [location.hash, a.textContent, row ? row.cells[0].textContent : null,
                     row ? row.getBoundingClientRect().top : null];""")
         assert hit[0] == f"#question-{hit[1]}" and hit[2] == hit[1], hit
-        assert 0 <= hit[3] < 900, hit  # scrolled into the window
+        assert -1 < hit[3] < 900, hit  # scrolled into the window (to the subpixel)
                 # weak evidence as a reader sees it: the 5-run PAN campaign's reliability
         # section gives no required difference, and says why, once
         b.open(demo / "pan" / "report.html")
