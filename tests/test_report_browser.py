@@ -206,8 +206,10 @@ def test_demo_pages_in_headless_chromium(demo):
             return Array.from(document.querySelectorAll('#table-runs tbody')[0].rows)
                 .map(r => parseFloat(r.cells[1].getAttribute('data-sort')));""")
         assert order == sorted(order) and len(order) == 44
-    # pages shorter than before: say it once (trec2002 was 14,100 px tall)
-    assert heights["trec2002"] < 11_000 and heights["pan"] < 6_000, heights
+    # pages shorter than before: say it once (trec2002 was 14,100 px tall
+    # without the part "Designing the next campaign", which adds its figure,
+    # its table and the questions to re-check, about 1,000 px)
+    assert heights["trec2002"] < 12_000 and heights["pan"] < 6_000, heights
 
 
 def test_demo_heatmaps_name_every_run_on_both_axes(demo):
