@@ -46,3 +46,11 @@ def test_every_subcommand_still_parses(capsys):
         except SystemExit as exc:
             assert exc.code == 0
     assert "qacamp eval" in capsys.readouterr().out
+
+
+def test_a_reliability_step_imports_no_scipy_matplotlib_or_duckdb():
+    # every reliability shard and merge is a process of its own (a demo run
+    # starts ~200): the analysis registry imports every kernel module, so a
+    # kernel imports scipy inside the function that needs it
+    for analysis in ("swap", "merge", "design", "significance"):
+        assert not {"scipy", "matplotlib", "duckdb"} & loaded(["reliability", analysis, "--help"])

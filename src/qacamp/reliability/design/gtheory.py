@@ -76,8 +76,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
+# scipy is imported inside the functions that use it: every reliability step
+# loads this module through the analysis registry, and scipy.stats costs a
+# process about half a second to import.
 from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE
@@ -211,6 +213,7 @@ def point_ratios(tw: TwoWay) -> dict[str, float]:
 
 def feldt_ratios(tw: TwoWay, confidence: float) -> tuple[float, float]:
     """(R at the upper bound of E(rho^2), R at its lower bound): Feldt (1965)."""
+    from scipy import stats
     a = _check_confidence(confidence)
     f_obs = tw.ms_runs / tw.ms_residual
     out = []
@@ -223,6 +226,7 @@ def feldt_ratios(tw: TwoWay, confidence: float) -> tuple[float, float]:
 def arteaga_ratios(tw: TwoWay, confidence: float) -> tuple[float, float]:
     """(R at the upper bound of Phi, R at its lower bound): Arteaga, Jeyaratnam
     & Graybill (1982), the form of Urbano's gt4ireval."""
+    from scipy import stats
     a = _check_confidence(confidence)
     m_r, m_u, m_e = tw.ms_runs, tw.ms_units, tw.ms_residual
     out = []

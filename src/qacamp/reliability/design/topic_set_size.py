@@ -53,8 +53,10 @@ import math
 from collections.abc import Callable
 
 import polars as pl
-from scipy import optimize, special, stats
 
+# scipy is imported inside the functions that use it: every reliability step
+# loads this module through the analysis registry, and scipy.stats costs a
+# process about half a second to import.
 from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE
@@ -91,6 +93,7 @@ def _check_power(power: float, alpha: float) -> None:
 def _smallest(margin: Callable[[float], float]) -> int | None:
     """Smallest integer ``n >= 2`` with ``margin(n) >= 0`` (``margin``
     increasing in ``n``); None beyond :data:`~qacamp.reliability.curves.MAX_SIZE`."""
+    from scipy import optimize
     lo = float(MIN_UNITS)
     if margin(lo) >= 0:
         return MIN_UNITS
@@ -110,6 +113,7 @@ def _smallest(margin: Callable[[float], float]) -> int | None:
 
 def t_test_power(n: float, effect: float, alpha: float) -> float:
     """Power of the two-sided paired t-test with ``n`` units, effect ``d``."""
+    from scipy import stats
     df = n - 1.0
     crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
     nc = math.sqrt(n) * effect
@@ -118,6 +122,7 @@ def t_test_power(n: float, effect: float, alpha: float) -> float:
 
 def anova_power(n: float, n_runs: int, delta: float, alpha: float) -> float:
     """Power of the one-way ANOVA F test, ``n`` units per run, ``Delta``."""
+    from scipy import stats
     df1, df2 = n_runs - 1.0, n_runs * (n - 1.0)
     crit = float(stats.f.ppf(1.0 - alpha, df1, df2))
     return float(stats.ncf.sf(crit, df1, df2, n * delta))
@@ -125,6 +130,7 @@ def anova_power(n: float, n_runs: int, delta: float, alpha: float) -> float:
 
 def ci_expected_width(n: float, variance_of_difference: float, alpha: float) -> float:
     """Expected width of the paired difference's interval with ``n`` units."""
+    from scipy import special, stats
     df = n - 1.0
     ratio = math.exp(special.gammaln(n / 2.0) - special.gammaln(df / 2.0))
     sd = math.sqrt(variance_of_difference) * math.sqrt(2.0 / df) * ratio
