@@ -16,14 +16,37 @@ from pathlib import Path
 import pytest
 from workflow_util import DEMO_OUT, demo_run, run_clean, small_clef_campaign
 
+#: the session's demo run: its tests share one group (one worker, one run)
+DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
 #: fixtures that run the workflow: a test asking for one is slow whatever its marks
-WORKFLOW_FIXTURES = {"_demo", "demo_work", "demo", "demo_log", "reference_run"}
+WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
 
 
+def _group(item: pytest.Item) -> tuple[int, str]:
+    """(rank, name) of the worker group of a test under `make test`
+    (pytest-xdist, ``--dist loadgroup``): the tests of the session's demo run,
+    those of the reference run, then one group per file, so a session or
+    module fixture is built once, by the one worker that runs its tests.  The
+    two workflow groups come first: they are the longest."""
+    names = set(getattr(item, "fixturenames", ()))
+    if DEMO_FIXTURES & names:
+        return 0, "demo"
+    if "reference_run" in names:
+        return 1, "reference"
+    return 2, item.path.name
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
+    ranks = {}
     for item in items:
         if WORKFLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+        rank, name = _group(item)
+        ranks[item.nodeid] = rank
+        if not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(name))
+    items.sort(key=lambda item: ranks[item.nodeid])  # stable: file order kept within
 
 
 @pytest.fixture

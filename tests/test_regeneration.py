@@ -1,7 +1,9 @@
 """Bit-identical regeneration: two clean runs of the workflow in two different
 folders give byte-identical results -- every file under the outdir but the
-logs (timings, absolute paths) -- for a small two-campaign config and for the
-real demo config (`make run CONFIG=config/config.yaml`, the README's command).
+logs (timings, absolute paths) -- for a small two-campaign config.  For the
+real demo config (`make run CONFIG=config/config.yaml`, the README's command)
+the second run is the one resumed after a kill, which does nearly every step
+again (tests/test_interrupt.py::test_two_demo_runs_are_byte_identical).
 
 ``campaign.duckdb`` is compared by content (every view's rows): DuckDB writes
 a random database identifier into each new file and its views name the
@@ -20,11 +22,8 @@ import yaml
 from workflow_util import (
     DEMO_OUT,
     ROOT,
-    demo_run,
     differing,
-    differing_files,
     leftover_temp_files,
-    needs_make,
     run_clean,
     tree_files,
 )
@@ -50,26 +49,6 @@ def test_two_clean_runs_are_byte_identical(reference_run, tmp_path):
     for p in files.values():
         if p.suffix == ".parquet":
             pl.read_parquet(p)
-
-
-@pytest.fixture(scope="module")
-def two_demo_runs(demo, tmp_path_factory) -> tuple[Path, Path]:
-    """The session's clean demo run and a second one in another folder."""
-    work = tmp_path_factory.mktemp("demo_b")
-    demo_run(work)
-    return demo, work / DEMO_OUT
-
-
-@needs_make
-def test_two_clean_demo_runs_are_byte_identical(two_demo_runs):
-    a, b = two_demo_runs
-    files = tree_files(a)
-    campaigns = sorted(yaml.safe_load((ROOT / "config/config.yaml").read_text())["campaigns"])
-    assert sorted({rel.split("/")[0] for rel in files}) == \
-        sorted(campaigns + ["overview", "index.html", ".qacamp-output"])
-    assert len(files) > 400, len(files)
-    diff = differing_files(a, b)
-    assert diff == []
 
 
 def test_demo_config_is_used_without_configfile():
