@@ -16,37 +16,56 @@ from pathlib import Path
 import pytest
 from workflow_util import DEMO_OUT, demo_run, run_clean, small_clef_campaign
 
-#: the session's demo run: its tests share one group (one worker, one run)
+#: the session's demo run
 DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
 #: fixtures that run the workflow: a test asking for one is slow whatever its marks
 WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
 
-
-def _group(item: pytest.Item) -> tuple[int, str]:
-    """(rank, name) of the worker group of a test under `make test`
-    (pytest-xdist, ``--dist loadgroup``): the tests of the session's demo run,
-    those of the reference run, then one group per file, so a session or
-    module fixture is built once, by the one worker that runs its tests.  The
-    two workflow groups come first: they are the longest."""
-    names = set(getattr(item, "fixturenames", ()))
-    if DEMO_FIXTURES & names:
-        return 0, "demo"
-    if "reference_run" in names:
-        return 1, "reference"
-    return 2, item.path.name
+#: `make test` runs the tests in one process per core (pytest-xdist), one file
+#: at a time per process, except that the files whose tests read a session run
+#: go as one group to one process, so that run is made once.  These groups come
+#: first: they hold the longest tests.
+GROUPS = {
+    "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
+                 "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
+    "reference run": {"test_interrupt.py", "test_regeneration.py"},
+}
+_GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
+_SESSION_RUN = {"demo run": DEMO_FIXTURES, "reference run": {"reference_run"}}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def _rank(item: pytest.Item) -> int:
+    group = _GROUP_OF.get(item.path.name)
+    return list(GROUPS).index(group) if group else len(GROUPS)
+
+
 def pytest_collection_modifyitems(items):
-    ranks = {}
     for item in items:
-        if WORKFLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if WORKFLOW_FIXTURES & names:
             item.add_marker(pytest.mark.slow)
-        rank, name = _group(item)
-        ranks[item.nodeid] = rank
-        if not any(item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(name))
-    items.sort(key=lambda item: ranks[item.nodeid])  # stable: file order kept within
+        for group, fixtures in _SESSION_RUN.items():
+            if fixtures & names and item.path.name not in GROUPS[group]:
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses the session's {group}: add {item.path.name} to "
+                    f"GROUPS[{group!r}] in tests/conftest.py (else each test process "
+                    "would make that run again)")
+    items.sort(key=_rank)  # stable: the order within a file is kept
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under `make test` (``-n auto --dist loadscope``): one work unit per file,
+    or per group of :data:`GROUPS`."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return _GROUP_OF.get(path.rsplit("/", 1)[-1], path)
+
+    return FileGroups(config, log)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ folders give byte-identical results -- every file under the outdir but the
 logs (timings, absolute paths) -- for a small two-campaign config.  For the
 real demo config (`make run CONFIG=config/config.yaml`, the README's command)
 the second run is the one resumed after a kill, which does nearly every step
-again (tests/test_interrupt.py::test_two_demo_runs_are_byte_identical).
+again (tests/test_interrupt_demo.py::test_two_demo_runs_are_byte_identical).
 
 ``campaign.duckdb`` is compared by content (every view's rows): DuckDB writes
 a random database identifier into each new file and its views name the

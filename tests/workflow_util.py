@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,31 @@ def leftover_temp_files(workdir: Path) -> list[str]:
     return sorted(p.relative_to(results).as_posix() for p in results.rglob("*")
                   if TEMP_NAME.match(p.name) or (p.parent.name == ".qacamp-output" and (
                       p.name == ".tmp" or p.name.endswith(".lock"))))
+
+
+# --------------------------------------------------------------------------- killing a run
+
+#: tests/killpoint/sitecustomize.py: a deterministic kill point for a workflow
+KILLPOINT = Path(__file__).resolve().parent / "killpoint"
+
+
+def killpoint_env(pattern: str, marker: Path) -> dict[str, str]:
+    """The environment of a workflow whose first job about to put an output
+    matching ``pattern`` (fnmatch on the absolute path) in place writes
+    ``marker`` and waits to be killed (tests/killpoint/sitecustomize.py)."""
+    e = env()
+    e["PYTHONPATH"] = os.pathsep.join([str(KILLPOINT), *filter(None, [e.get("PYTHONPATH")])])
+    e["QACAMP_KILLPOINT"] = pattern
+    e["QACAMP_KILLPOINT_MARKER"] = str(marker)
+    return e
+
+
+def group_gone(pgid: int) -> bool:
+    """True once no process of group ``pgid`` is left (waits up to 10 s)."""
+    for _ in range(1000):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
