@@ -28,7 +28,7 @@ WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
 GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
                  "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
-    "reference run": {"test_interrupt.py", "test_regeneration.py"},
+    "reference run": {"test_interrupt.py"},
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 _SESSION_RUN = {"demo run": DEMO_FIXTURES, "reference run": {"reference_run"}}

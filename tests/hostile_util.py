@@ -228,8 +228,8 @@ def matrix_both(capsys, tmp: Path, file: str) -> str:
                  "--out", str(tmp / "results" / "swap.parquet")])
     err_r = capsys.readouterr().err
     assert (rc_i, rc_r) == (2, 2), (err_i, err_r)
-    msg = error_line(err_i, "ingest")
-    assert msg == error_line(err_r, "reliability")
+    msg, other = error_line(err_i, "ingest"), error_line(err_r, "reliability")
+    assert msg == other, (msg, other)
     assert msg.startswith(f"{file}: ") and PLACE.search(msg.removeprefix(file)), msg
     assert not (tmp / "results").exists()
     return msg
