@@ -146,8 +146,12 @@ def parse_parquet(data, columns: list[str] | None = None, declared: dict | None 
 
 #: The child of :func:`parse_untrusted`: Parquet on stdin, every page checksum
 #: and array checked, the table back on stdout as Arrow IPC; a problem on stderr.
+# The child ends with os._exit once its answer is written and flushed: Arrow's
+# thread pools, torn down at the interpreter's exit, now and then abort the
+# process (SIGABRT, "terminate called without an active exception"; Arrow
+# issue 34314), which would read as a crash of the parser on the user's bytes.
 _CHILD = """
-import sys
+import os, sys
 import pyarrow as pa, pyarrow.parquet as pq
 data = sys.stdin.buffer.read()
 try:
@@ -157,11 +161,14 @@ try:
     table.validate(full=True)
 except Exception as exc:
     sys.stderr.write(" ".join(str(exc).split())[:160] or type(exc).__name__)
-    sys.exit(3)
+    sys.stderr.flush()
+    os._exit(3)
 sink = pa.BufferOutputStream()
 with pa.ipc.new_stream(sink, table.schema) as w:
     w.write_table(table)
 sys.stdout.buffer.write(sink.getvalue())
+sys.stdout.buffer.flush()
+os._exit(0)
 """
 
 
