@@ -85,16 +85,19 @@ class _Spilled:
 class Acc:
     """Accumulates per-table frames and warnings; reports ``progress(done,
     total)`` per run file read (``total`` = the campaign's run files).  With
-    ``spill``, the run tables are kept on disk (module docstring)."""
+    ``spill``, the run tables are kept on disk (module docstring).  ``threads``:
+    the run files the kinds read ahead at once (:func:`qacamp.ordered.in_order`;
+    None: its default)."""
 
     def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None,
-                 spill: Spill | None = None) -> None:
+                 spill: Spill | None = None, threads: int | None = None) -> None:
         self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in SCHEMAS}
         self.spilled = {t: _Spilled(t, spill) for t in RUN_TABLES} if spill is not None else {}
         self.spill = spill
         self.marked_parts: list[pl.DataFrame] = []
         self.warn_rows: list[dict[str, Any]] = []
         self.total, self.done, self.progress = total, 0, progress
+        self.threads = threads
 
     def add(self, name: str, df: pl.DataFrame) -> None:
         if name in BUCKETS and df.height:
