@@ -175,7 +175,7 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
             for done, name in enumerate(SCHEMAS, 1):
                 path = outdir / f"{name}.parquet"
                 if isinstance(tabs, Acc):
-                    parts, one_chunk = tabs.pieces(name)
+                    parts, one_chunk = tabs.pieces(name, row_group)
                     write_parquet_parts(parts, empty(name).to_arrow().schema, path,
                                         one_chunk=one_chunk, row_group=row_group)
                 else:
