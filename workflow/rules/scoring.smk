@@ -37,7 +37,6 @@ rule score:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         outdir=lambda wc, output: os.path.dirname(output.files[0]),
         merge_argv=lambda wc, input: argv("--merge", *input.shards) if input.shards else "",
-        threads_argv=lambda wc, threads: "" if SCORE_SHARDS > 1 else argv("--threads", threads),
     threads: 1 if SCORE_SHARDS > 1 else STEP_THREADS
     conda:
         "../envs/qacamp.yaml"
@@ -45,7 +44,8 @@ rule score:
         out("{campaign}/logs/score.log"),
     shell:
         "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge_argv} "
-        "{params.threads_argv} 2> {log:q}"
+        + ("" if SCORE_SHARDS > 1 else "--threads {threads} ")
+        + "2> {log:q}"
 
 
 rule duckdb:
