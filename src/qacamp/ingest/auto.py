@@ -8,7 +8,8 @@ The responses are judged a batch of whole runs at a time (at least
 :data:`BATCH_ROWS` responses, in run order; :meth:`.accumulator.Acc.run_batches`),
 each batch's judgments added as it comes (:meth:`.accumulator.Acc.add_parts`):
 the judgments, the warnings and the files are those of judging every response
-at once (:class:`qacamp.autojudge.Judge`), and memory holds a batch."""
+at once (:class:`qacamp.autojudge.Judge`), and memory holds a batch's
+responses (and the distinct answers searched), not the campaign's."""
 
 from __future__ import annotations
 
