@@ -21,10 +21,18 @@ qacamp's Parquet options and records, as `qacamp ingest` would write them
 ``--ingest`` measures `qacamp ingest` itself instead of the scoring: the
 simulated campaign ingested again as a child process (``--src DIR``: with
 that source tree), its wall time, CPU and peak RSS, and every file compared
-with the cached ingest's (``cmp``).
+with the cached ingest's (``cmp``); with ``--autojudge`` the campaign is
+judged automatically too (``autojudge: true``, a pattern file of one answer
+pattern per question: the last word of its first right answer), and the
+files are compared with those of ``--src`` when given.  ``--threads N`` passes ``--threads N``
+to the measured `qacamp score` / `qacamp ingest` (default: theirs, the cores
+the process may use, at most 4).  Each table row gives the CPU seconds (user
++ system) beside the wall time, and the load average before and after the
+measured step: other jobs on the machine inflate the wall time, not the CPU.
 
     .venv/bin/python benchmarks/bench_memory.py [--runs 1000] [--questions 10000]
-        [--shards 4] [--src DIR] [--big] [--replicate K] [--ingest] [--workdir DIR]
+        [--shards 4] [--src DIR] [--big] [--replicate K] [--ingest [--autojudge]]
+        [--threads N] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -41,27 +49,54 @@ from bench_scale import machine, qacamp_cmd, run_measured  # noqa: E402
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
 
-def campaign_json(sim: Path) -> str:
-    return json.dumps({"kind": "trec-factoid", "questions": str(sim / "questions.txt"),
-                       "judgment_sets": {"adjudicated": str(sim / "judged/adjudicated/*.txt.gz")}})
+def campaign_json(sim: Path, patterns: Path | None = None) -> str:
+    camp = {"kind": "trec-factoid", "questions": str(sim / "questions.txt"),
+            "judgment_sets": {"adjudicated": str(sim / "judged/adjudicated/*.txt.gz")}}
+    if patterns is not None:
+        camp |= {"patterns": str(patterns), "autojudge": True}
+    return json.dumps(camp)
+
+
+def pattern_file(ingest: Path) -> Path:
+    """One answer pattern per question (the last word of its first right
+    answer, escaped), beside the cached ingest."""
+    import re
+
+    import polars as pl
+
+    path = ingest.parent / "patterns.txt"
+    keys = ["run", "qid", "item"]
+    right = (pl.scan_parquet(ingest / "responses.parquet").select(*keys, "answer", "answered", "nil")
+             .join(pl.scan_parquet(ingest / "judgments.parquet").select(*keys, "judgment"), on=keys)
+             .filter((pl.col("judgment") == "R") & pl.col("answered") & ~pl.col("nil"))
+             .group_by("qid").agg(pl.col("answer").sort().first()).sort("qid").collect())
+    path.write_text("".join(f"{qid} {re.escape(answer.split()[-1])}\n"
+                            for qid, answer in right.iter_rows()))
+    return path
 
 
 def measure_ingest(args, ingest: Path, work: Path) -> int:
     """`qacamp ingest` of the cached simulation again, measured; its files
     compared with the cached ingest's."""
     tag = "src" if args.src else "this"
-    out = work / f"ingest_{tag}_r{args.runs}_q{args.questions}"
-    r = measured(args, ["ingest", "--campaign-json", campaign_json(ingest.parent / "sim"),
-                        "--name", "memory", "--out", str(out), "--force"], work / "ingest.log")
+    auto = "_auto" if args.autojudge else ""
+    out = work / f"ingest{auto}_{tag}_r{args.runs}_q{args.questions}"
+    patterns = pattern_file(ingest) if args.autojudge else None
+    r = measured_row(args, ["ingest", "--campaign-json",
+                            campaign_json(ingest.parent / "sim", patterns), "--name", "memory",
+                            "--out", str(out), "--force", *threads(args)], work / "ingest.log")
     n = pq_rows(ingest / "responses.parquet")
-    print("| step | wall (s) | CPU (s) | peak RSS (MB) | peak bytes per response |\n"
-          "|---|---:|---:|---:|---:|")
-    print(f"| `qacamp ingest` ({tag}), {n:,} responses | {r['wall_s']:.1f} | "
-          f"{r['user_s'] + r['sys_s']:.1f} | {r['peak_rss_mb']:.0f} | "
-          f"{r['peak_rss_mb'] * 1024 * 1024 / n:.0f} |")
+    print(HEADER)
+    what = "`qacamp ingest`, autojudge" if args.autojudge else "`qacamp ingest`"
+    print(row(f"{what} ({tag}), {n:,} responses", r, n))
+    if args.autojudge:  # the files of the other source tree, where it was measured
+        ingest = work / f"ingest{auto}_{'this' if args.src else 'src'}_r{args.runs}_q{args.questions}"
+        if not ingest.exists():
+            print(f"measure it with{'out' if args.src else ''} --src to compare the files")
+            return 0
     names = sorted(p.name for p in ingest.iterdir() if p.is_file())
     same = all((out / f).read_bytes() == (ingest / f).read_bytes() for f in names)
-    print(f"all {len(names)} files byte-identical to the cached ingest: {same}")
+    print(f"all {len(names)} files byte-identical to {ingest}: {same}")
     print(f"load average at end: {os.getloadavg()}")
     return 0 if same else 1
 
@@ -160,9 +195,28 @@ def measured(args, argv: list[str], log: Path) -> dict:
                 os.environ["PYTHONPATH"] = env_src
 
 
+def threads(args) -> list[str]:
+    """The ``--threads`` words of the measured command."""
+    return [] if args.threads is None else ["--threads", str(args.threads)]
+
+
+def measured_row(args, argv: list[str], log: Path) -> dict:
+    """:func:`measured`, with the load average (1 min) before and after."""
+    before = os.getloadavg()[0]
+    r = measured(args, argv, log)
+    r["load"] = (before, os.getloadavg()[0])
+    return r
+
+
+HEADER = ("| step | wall (s) | CPU (s) | peak RSS (MB) | peak bytes per response | load |\n"
+          "|---|---:|---:|---:|---:|---|")
+
+
 def row(what: str, r: dict, n: int) -> str:
     peak = r["peak_rss_mb"] * 1024 * 1024
-    return (f"| {what} | {r['wall_s']:.1f} | {r['peak_rss_mb']:.0f} | {peak / n:.0f} |")
+    load = "-".join(f"{x:.1f}" for x in r["load"]) if "load" in r else "-"
+    return (f"| {what} | {r['wall_s']:.1f} | {r['user_s'] + r['sys_s']:.1f} | "
+            f"{r['peak_rss_mb']:.0f} | {peak / n:.0f} | {load} |")
 
 
 def main() -> int:
@@ -176,6 +230,10 @@ def main() -> int:
                     help="score the campaign repeated K times with renamed runs")
     ap.add_argument("--ingest", action="store_true",
                     help="measure `qacamp ingest` of the simulated campaign, not the scoring")
+    ap.add_argument("--autojudge", action="store_true",
+                    help="with --ingest: judge automatically too, with a pattern file")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="--threads N of the measured qacamp command (default: its own)")
     ap.add_argument("--workdir", default="/tmp/qacamp-bench-memory")
     args = ap.parse_args()
     if args.big:
@@ -192,21 +250,22 @@ def main() -> int:
     tag = "src" if args.src else "this"
     size = f"r{args.runs}_q{args.questions}" + (f"_x{args.replicate}" if args.replicate > 1 else "")
     out = work / f"scores_{tag}_{size}"
-    print("| step | wall (s) | peak RSS (MB) | peak bytes per response |\n|---|---:|---:|---:|")
-    whole = measured(args, ["score", "--ingest", str(ingest), "--out", str(out), "--force"],
-                     work / "score.log")
+    print(HEADER)
+    whole = measured_row(args, ["score", "--ingest", str(ingest), "--out", str(out), "--force",
+                                *threads(args)], work / "score.log")
     print(row(f"`qacamp score`, {n:,} responses", whole, n), flush=True)
     if args.shards:
         dirs = []
         for i in range(args.shards):
             d = work / f"shard_{tag}_{size}_{i}of{args.shards}"
-            r = measured(args, ["score", "--ingest", str(ingest), "--out", str(d), "--force",
-                                "--shard", f"{i}/{args.shards}"], work / f"shard{i}.log")
+            r = measured_row(args, ["score", "--ingest", str(ingest), "--out", str(d),
+                                    "--force", "--shard", f"{i}/{args.shards}", *threads(args)],
+                             work / f"shard{i}.log")
             dirs.append(str(d))
             print(row(f"`--shard {i}/{args.shards}`", r, n), flush=True)
         merged = work / f"merged_{tag}_{size}"
-        r = measured(args, ["score", "--ingest", str(ingest), "--out", str(merged), "--force",
-                            "--merge", *dirs], work / "merge.log")
+        r = measured_row(args, ["score", "--ingest", str(ingest), "--out", str(merged),
+                                "--force", "--merge", *dirs], work / "merge.log")
         print(row("`--merge`", r, n), flush=True)
         same = all((merged / f).read_bytes() == (out / f).read_bytes() for f in FILES)
         print(f"merged shards byte-identical to the unsharded scores: {same}")

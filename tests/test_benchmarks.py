@@ -31,8 +31,10 @@ TINY = {
                         r"read_judged_factoid .*: \d+\.\d+ s -> [\d,]+ lines/s"),
     "bench_keys.py": (["--patterns", "3000", "--units", "60", "--runs", "5", "--repeat", "1"],
                       r"score matrix CSV, 60 units x 5 runs .*columnar \d+\.\d+ s"),
-    "bench_memory.py": (["--runs", "5", "--questions", "80", "--workdir", "{tmp}"],
-                        r"\| `qacamp score`, [\d,]+ responses \| \d+\.\d+ \| \d+ \|"),
+    "bench_memory.py": (["--runs", "5", "--questions", "80", "--threads", "1",
+                         "--workdir", "{tmp}"],
+                        r"\| `qacamp score`, [\d,]+ responses \| \d+\.\d+ \| \d+\.\d+ \| "
+                        r"\d+ \| \d+ \| \d+\.\d-\d+\.\d \|"),
     "bench_pan.py": (["--runs", "2", "--problems", "150", "--repeat", "1"],
                      r"official PAN 2022 evaluator, one process per submission: \d+\.\d+ s"
                      r"[\s\S]*largest \|official \(3 decimals\) - qacamp\|: \d\.\d+"),

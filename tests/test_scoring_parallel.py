@@ -3,8 +3,11 @@ same bytes for batches of 1, 3 and the default number of runs, scored by 1
 or 2 threads, on demo campaigns (several judgment sets and NIL questions:
 trec2002; QA4MRE baselines scored as runs: qa4mre2013) and on a campaign of
 real files (the QA4MRE 2012 gold standard of ../shared/data with simulated
-runs); and the sorted writer gives the bytes of the stably sorted frame
-whatever the order in which key values arrive."""
+runs); `qacamp score --threads N` and `qacamp ingest --threads N` use N
+threads (the workflow's cores of the step) and write the same bytes, and a
+count that is no positive integer is one error line; and the sorted writer
+gives the bytes of the stably sorted frame whatever the order in which key
+values arrive."""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ import pytest
 from paths import SHARED_DATA
 from workflow_util import qacamp_in_root
 
+import qacamp.ingest.trec
 import qacamp.scoring
+from qacamp.cli import main
 from qacamp.io.parquet import parquet_bytes
 from qacamp.io.streams import SortedWriter, spilling
 
@@ -62,6 +67,89 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
     assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
     for f in FILES:
         assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
+
+
+def _counting(monkeypatch, module) -> list:
+    """The ``ahead`` of every :func:`qacamp.ordered.in_order` call of ``module``."""
+    seen: list = []
+    real = module.in_order
+
+    def in_order(reads, ahead=None):
+        seen.append(ahead)
+        return real(reads, ahead)
+
+    monkeypatch.setattr(module, "in_order", in_order)
+    monkeypatch.setattr(module, "workers", lambda: pytest.fail("--threads was not used"),
+                        raising=False)
+    return seen
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_threads_option_scores_that_many_batches_at_once(campaign, tmp_path, monkeypatch,
+                                                              threads):
+    """`qacamp score --threads N` (the workflow's cores of the step) scores N
+    batches at once, and the files have the bytes of the default run."""
+    ingest, whole = campaign
+    monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
+        [name] for name in names])  # a batch per run: more batches than threads
+    seen = _counting(monkeypatch, qacamp.scoring)
+    out = tmp_path / f"scores{threads}"
+    assert qacamp_in_root("score", "--ingest", ingest, "--out", out, "--threads", threads) == 0
+    assert seen == [threads]
+    for f in FILES:
+        assert (out / f).read_bytes() == (whole / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_threads_option_reads_that_many_files_ahead(tmp_path, monkeypatch, threads):
+    """`qacamp ingest --threads N` reads N run files at once (each judgment
+    set's files), and writes the bytes of the default ingest."""
+    default = tmp_path / "default"
+    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
+                          "--campaign", "trec2002", "--out", default) == 0
+    seen = _counting(monkeypatch, qacamp.ingest.trec)
+    out = tmp_path / f"ingest{threads}"
+    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
+                          "--campaign", "trec2002", "--out", out, "--threads", threads) == 0
+    assert seen and set(seen) == {threads}
+    files = sorted(p.name for p in default.iterdir() if p.is_file())
+    assert files == sorted(p.name for p in out.iterdir() if p.is_file())
+    for f in files:
+        assert (out / f).read_bytes() == (default / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("command", ["score", "ingest"])
+@pytest.mark.parametrize("value, problem", [
+    ("0", "--threads: 0 is not an integer in [1, 64]"),
+    ("-2", "--threads: -2 is not an integer in [1, 64]"),
+    ("65", "--threads: 65 is not an integer in [1, 64]"),
+])
+def test_a_thread_count_out_of_range_is_one_error_line(tmp_path, capsys, command, value,
+                                                       problem):
+    argv = (["score", "--ingest", str(tmp_path / "none")] if command == "score" else
+            ["ingest", "--name", "c", "--campaign-json", "{}"])
+    rc = main([*argv, "--out", str(tmp_path / "out"), "--threads", value])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err == f"qacamp {command}: error: {problem}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_threads_with_merge_is_refused(tmp_path, capsys):
+    """A merge scores nothing: `--threads` there would be accepted and ignored."""
+    rc = main(["score", "--ingest", str(tmp_path), "--out", str(tmp_path / "out"),
+               "--merge", str(tmp_path / "s0"), "--threads", "2"])
+    assert rc == 2
+    assert capsys.readouterr().err.startswith("qacamp score: error: --threads: --merge "
+                                              "scores nothing")
+
+
+def test_a_thread_count_that_is_no_integer_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "--ingest", str(tmp_path), "--out", str(tmp_path / "out"),
+              "--threads", "2.5"])
+    assert exc.value.code == 2
+    assert "argument --threads: invalid int value: '2.5'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("row_group", [2, 5, 1 << 20])

@@ -192,60 +192,85 @@ class Judged:
     truncated: pl.DataFrame
 
 
+class Judge:
+    """Judges the FACTOID and LIST responses (set ``automatic``) batch after
+    batch of whole runs (every response of a run in one batch, the batches in
+    run order, :meth:`batch`), as :func:`judge` does for all of them at once:
+    the compiled patterns with their time-out counts, and the answers already
+    searched, are kept from one batch to the next, so the judgments, the
+    time-outs and the truncated answers are the same for any cut."""
+
+    def __init__(self, questions: pl.DataFrame, patterns: pl.DataFrame,
+                 timeout: float = TIMEOUT) -> None:
+        qs = questions.filter(pl.col("qtype").is_in(["FACTOID", "LIST"]))
+        self.qtype = dict(zip(qs["qid"].to_list(), qs["qtype"].to_list(), strict=True))
+        self.nil_q = {q for q, n in zip(qs["qid"].to_list(), qs["nil_answer"].to_list(),
+                                        strict=True) if n}
+        self.timeout = timeout
+        self.compiled: dict[str, list[_Pattern]] = {}
+        for qid, pat in patterns.select("qid", "pattern").unique(maintain_order=True).iter_rows():
+            if qid in self.qtype and pat:
+                self.compiled.setdefault(qid, []).append(_Pattern(qid, pat,
+                                                                  compile_pattern(pat, qid)))
+        self.cache: dict[tuple[str, str], list[int]] = {}
+
+    def batch(self, responses: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(judgments, truncated) of ``responses`` (whole runs), rows by run, qid, item:
+        :class:`Judged`'s ``judgments`` and ``truncated`` for these runs."""
+        qtype, compiled, cache = self.qtype, self.compiled, self.cache
+        rows = {k: [] for k in ("run", "qid", "item", "judgment", "distinct")}
+        cut = {k: [] for k in ("run", "qid", "item", "length")}
+        used: dict[tuple[str, str], set[int]] = {}
+        resp = responses.filter(pl.col("qid").is_in(list(qtype))).sort(["run", "qid", "item"])
+        for run, qid, item, answer, answered, cand, nil in resp.select(
+                "run", "qid", "item", "answer", "answered", "candidate", "nil").iter_rows():
+            text = answer if answered else cand
+            if bool(nil) and answered:
+                judgment, hit = ("R" if qid in self.nil_q else "W"), []
+            elif qid not in compiled or (not answered and cand is None):
+                continue
+            else:
+                text = text or ""
+                if len(text) > MAX_INPUT:
+                    for k, v in zip(cut, (run, qid, item, len(text)), strict=True):
+                        cut[k].append(v)
+                    text = text[:MAX_INPUT]
+                key = (qid, text)
+                if key not in cache:
+                    cache[key] = [i for i, p in enumerate(compiled[qid])
+                                  if text and p.search(text, self.timeout)]
+                hit = cache[key]
+                judgment = "R" if hit else "W"
+            distinct = None
+            if qtype[qid] == "LIST":
+                seen = used.setdefault((run, qid), set())
+                new = [i for i in hit if i not in seen]
+                distinct = bool(new) and judgment == "R"
+                if new:
+                    seen.add(new[0])
+            for k, v in zip(rows, (run, qid, item, judgment, distinct), strict=True):
+                rows[k].append(v)
+        df = pl.DataFrame(rows, schema={"run": pl.String, "qid": pl.String, "item": pl.Int32,
+                                        "judgment": pl.String, "distinct": pl.Boolean})
+        return (conform("judgments", df.with_columns(pl.lit(SET_NAME).alias("judgment_set"))),
+                pl.DataFrame(cut, schema={"run": pl.String, "qid": pl.String,
+                                          "item": pl.Int32, "length": pl.Int64}))
+
+    def timeouts(self) -> pl.DataFrame:
+        """:class:`Judged`'s ``timeouts`` of the batches judged so far."""
+        slow = [(p.qid, p.text, p.timeouts, p.skipped) for ps in self.compiled.values()
+                for p in ps if p.timeouts]
+        return pl.DataFrame(slow, schema={"qid": pl.String, "pattern": pl.String,
+                                          "timeouts": pl.Int64, "skipped": pl.Int64},
+                            orient="row")
+
+
 def judge(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.DataFrame,
           timeout: float = TIMEOUT) -> Judged:
     """Judge the FACTOID and LIST responses of every run (set ``automatic``)."""
-    qs = questions.filter(pl.col("qtype").is_in(["FACTOID", "LIST"]))
-    qtype = dict(zip(qs["qid"].to_list(), qs["qtype"].to_list(), strict=True))
-    nil_q = {q for q, n in zip(qs["qid"].to_list(), qs["nil_answer"].to_list(), strict=True) if n}
-    compiled: dict[str, list[_Pattern]] = {}
-    for qid, pat in patterns.select("qid", "pattern").unique(maintain_order=True).iter_rows():
-        if qid in qtype and pat:
-            compiled.setdefault(qid, []).append(_Pattern(qid, pat, compile_pattern(pat, qid)))
-    rows = {k: [] for k in ("run", "qid", "item", "judgment", "distinct")}
-    cut = {k: [] for k in ("run", "qid", "item", "length")}
-    used: dict[tuple[str, str], set[int]] = {}
-    resp = responses.filter(pl.col("qid").is_in(list(qtype))).sort(["run", "qid", "item"])
-    cache: dict[tuple[str, str], list[int]] = {}
-    for run, qid, item, answer, answered, cand, nil in resp.select(
-            "run", "qid", "item", "answer", "answered", "candidate", "nil").iter_rows():
-        text = answer if answered else cand
-        if bool(nil) and answered:
-            judgment, hit = ("R" if qid in nil_q else "W"), []
-        elif qid not in compiled or (not answered and cand is None):
-            continue
-        else:
-            text = text or ""
-            if len(text) > MAX_INPUT:
-                for k, v in zip(cut, (run, qid, item, len(text)), strict=True):
-                    cut[k].append(v)
-                text = text[:MAX_INPUT]
-            key = (qid, text)
-            if key not in cache:
-                cache[key] = [i for i, p in enumerate(compiled[qid])
-                              if text and p.search(text, timeout)]
-            hit = cache[key]
-            judgment = "R" if hit else "W"
-        distinct = None
-        if qtype[qid] == "LIST":
-            seen = used.setdefault((run, qid), set())
-            new = [i for i in hit if i not in seen]
-            distinct = bool(new) and judgment == "R"
-            if new:
-                seen.add(new[0])
-        for k, v in zip(rows, (run, qid, item, judgment, distinct), strict=True):
-            rows[k].append(v)
-    df = pl.DataFrame(rows, schema={"run": pl.String, "qid": pl.String, "item": pl.Int32,
-                                    "judgment": pl.String, "distinct": pl.Boolean})
-    slow = [(p.qid, p.text, p.timeouts, p.skipped) for ps in compiled.values() for p in ps
-            if p.timeouts]
-    return Judged(
-        judgments=conform("judgments", df.with_columns(pl.lit(SET_NAME).alias("judgment_set"))),
-        timeouts=pl.DataFrame(slow, schema={"qid": pl.String, "pattern": pl.String,
-                                            "timeouts": pl.Int64, "skipped": pl.Int64},
-                              orient="row"),
-        truncated=pl.DataFrame(cut, schema={"run": pl.String, "qid": pl.String,
-                                            "item": pl.Int32, "length": pl.Int64}))
+    judging = Judge(questions, patterns, timeout)
+    judgments, truncated = judging.batch(responses)
+    return Judged(judgments=judgments, timeouts=judging.timeouts(), truncated=truncated)
 
 
 def judge_runs(questions: pl.DataFrame, responses: pl.DataFrame, patterns: pl.DataFrame,

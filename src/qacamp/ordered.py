@@ -6,8 +6,10 @@ so a second core reads the next file, or scores the next batch, while the
 caller keeps the current one.  :func:`in_order` yields the results in the
 order given, and each one's error is raised when its turn comes: the tables,
 the warnings and the first error reported are exactly those of doing the
-work one piece after the other.  At most :func:`workers` pieces run ahead,
-so memory holds a few files' or batches' frames, not the campaign's.
+work one piece after the other.  At most :func:`workers` pieces run ahead
+(``qacamp score --threads N`` and ``qacamp ingest --threads N`` give another
+count, the cores the workflow gives the step), so memory holds a few files'
+or batches' frames, not the campaign's.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-#: Most threads reading ahead (a few cores already overlap the work).
+#: Most threads reading ahead by default (a few cores already overlap the work).
 MAX_WORKERS = 4
+#: Most threads a command may be given (``--threads``): each one holds a run
+#: file's frames (ingest) or scores a batch (scoring) at a time.
+MAX_THREADS = 64
 
 
 def workers() -> int:
@@ -63,4 +68,4 @@ def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["MAX_WORKERS", "in_order", "workers"]
+__all__ = ["MAX_THREADS", "MAX_WORKERS", "in_order", "workers"]

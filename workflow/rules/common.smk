@@ -18,6 +18,7 @@ from qacamp.configfile import read_config_file
 from qacamp.errors import BusyError, ConfigError, InputError, QacampError
 from qacamp.findings import preparation_lines
 from qacamp.io import prepare_outdir, write_text, writing
+from qacamp.ordered import MAX_WORKERS
 from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
 
 
@@ -72,6 +73,11 @@ INGEST_TABLES = [
     "warnings",
 ]
 SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
+# Threads of the steps that work in threads (ingest reads run files ahead, score
+# scores batches of runs at once): qacamp's own default at most; Snakemake gives
+# a job no more than --cores (and --max-threads) and passes the count to the
+# command (`--threads {threads}`), on a SLURM node as its cpus per task.
+STEP_THREADS = MAX_WORKERS
 
 
 # A job whose log cannot take its error line (the log is on a full disk) prints

@@ -46,13 +46,15 @@ rule ingest:
         raw_stamp=raw_stamp,
         outdir=lambda wc, output: os.path.dirname(output.resolved),
         manifest=lambda wc: out(f"{wc.campaign}/manifest.json"),
+    threads: STEP_THREADS
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/ingest.log"),
     shell:
         "qacamp ingest --config {input.config:q} --campaign {wildcards.campaign:q} "
-        "--out {params.outdir:q} --invalidates {params.manifest:q} 2> {log:q}"
+        "--out {params.outdir:q} --invalidates {params.manifest:q} --threads {threads} "
+        "2> {log:q}"
 
 
 rule manifest:

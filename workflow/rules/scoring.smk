@@ -9,19 +9,20 @@ rule score_shard:
     params:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         shard=lambda wc: f"{wc.shard}/{SCORE_SHARDS}",
+    threads: STEP_THREADS
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/score.{shard}.log"),
     shell:
         "qacamp score --ingest {params.ingest:q} --out {output:q} --shard {params.shard:q} "
-        "2> {log:q}"
+        "--threads {threads} 2> {log:q}"
 
 
 rule score:
     """Score every run with every measure of the campaign's kind, at every scope:
     in one job, or (config `score_shards` > 1) by merging the shard folders,
-    byte-identical to one job."""
+    byte-identical to one job (a merge scores nothing: one thread)."""
     input:
         tables=expand(out("{{campaign}}/ingest/{t}.parquet"), t=INGEST_TABLES),
         resolved=out("{campaign}/ingest/campaign.json"),
@@ -36,13 +37,15 @@ rule score:
         ingest=lambda wc, input: os.path.dirname(input.resolved),
         outdir=lambda wc, output: os.path.dirname(output.files[0]),
         merge_argv=lambda wc, input: argv("--merge", *input.shards) if input.shards else "",
+    threads: 1 if SCORE_SHARDS > 1 else STEP_THREADS
     conda:
         "../envs/qacamp.yaml"
     log:
         out("{campaign}/logs/score.log"),
     shell:
         "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge_argv} "
-        "2> {log:q}"
+        + ("" if SCORE_SHARDS > 1 else "--threads {threads} ")
+        + "2> {log:q}"
 
 
 rule duckdb:

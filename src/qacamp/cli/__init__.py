@@ -106,6 +106,27 @@ def add_force_option(p: argparse.ArgumentParser) -> None:
                    "are left alone), or replace an output file qacamp did not write")
 
 
+def add_threads_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--threads N``: the threads of :func:`qacamp.ordered.in_order` for
+    ``what`` (default: the cores this process may use, at most 4); checked by
+    :func:`threads_of`."""
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help=f"threads {what} (default: the cores this process may use, at "
+                   "most 4; the workflow gives the cores of the step)")
+
+
+def threads_of(args) -> int:
+    """The ``--threads`` of ``args`` (an integer in [1, :data:`qacamp.ordered.MAX_THREADS`],
+    else a usage error naming the option), or :func:`qacamp.ordered.workers`."""
+    from ..bounds import check_option
+    from ..ordered import MAX_THREADS, workers
+
+    if args.threads is None:
+        return workers()
+    check_option("--threads", args.threads, lo=1, hi=MAX_THREADS, integer=True)
+    return args.threads
+
+
 def add_markdown_option(p: argparse.ArgumentParser, what: str, made: str) -> None:
     """``--markdown [PATH]``: the listing as Markdown, on stdout or written to PATH."""
     p.add_argument("--markdown", nargs="?", const="-", default=None, metavar="PATH",

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from ..errors import ConfigError, QacampError, UsageError
-from . import HELP, add_force_option
+from . import HELP, add_force_option, add_threads_option, threads_of
 
 
 def register(sub):
@@ -36,6 +36,7 @@ def register(sub):
                    "manifest.json): removed first if it is as qacamp wrote it")
     p.add_argument("--base-dir", type=Path, default=Path("."),
                    help="directory relative paths are resolved against (default: .)")
+    add_threads_option(p, "reading run files ahead")
     add_force_option(p)
     p.set_defaults(func=run)
 
@@ -101,6 +102,7 @@ def run(args) -> int:
     from ..io import spilling, writing
     from ..progress import Progress
 
+    threads = threads_of(args)
     name, campaign = _load(args)
     inputs = [args.config, *_raw_files(campaign, args.base_dir)]
     with writing("qacamp ingest", dirs=[args.out], inputs=inputs, force=args.force,
@@ -108,7 +110,8 @@ def run(args) -> int:
             spilling("qacamp-ingest-") as spill:
         resolved = resolved_campaign(name, campaign, args.base_dir)
         bar = Progress(f"ingest {name}: run files read", 1)
-        acc = read_campaign(name, campaign, args.base_dir, progress=bar.report, spill=spill)
+        acc = read_campaign(name, campaign, args.base_dir, progress=bar.report, spill=spill,
+                            threads=threads)
         print_warnings("ingest", acc.frame("warnings"))
         write_ingest(acc, resolved, args.out,
                      progress=Progress(f"ingest {name}: tables written", 1, quiet_for=2.0).report)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import HELP, add_force_option
+from . import HELP, add_force_option, add_threads_option, threads_of
 
 SHARD_ID = "shard.parquet"
 
@@ -35,6 +35,7 @@ def register(sub):
     how.add_argument("--merge", nargs="+", metavar="SHARD_DIR", default=None,
                      help="merge the N shard folders of `--shard I/N` (any order) into the "
                           "scores of the campaign of --ingest")
+    add_threads_option(p, "scoring batches of runs at once (not with --merge)")
     add_force_option(p)
     p.set_defaults(func=run)
 
@@ -45,13 +46,19 @@ def run(args) -> int:
 
     ingest = Path(args.ingest)
     shard = parse_shard(args.shard)
+    threads = threads_of(args)
+    if args.merge and args.threads is not None:
+        from ..errors import UsageError
+
+        raise UsageError("--threads: --merge scores nothing (it joins the shards' files); "
+                         "give --threads to the `--shard I/N` runs")
     inputs = [ingest, *(args.merge or [])]
     with writing("qacamp score", dirs=[args.out], inputs=inputs, force=args.force,
                  temporary=args.shard is not None):
         if args.merge:
             _merge(ingest, args.merge, args.out)
         else:
-            campaign, kind, runs, present = _score(ingest, shard, args.out)
+            campaign, kind, runs, present = _score(ingest, shard, args.out, threads)
             if args.shard is None:
                 _write(campaign, kind, runs, present, args.out)
             else:
@@ -59,10 +66,10 @@ def run(args) -> int:
     return 0
 
 
-def _score(ingest: Path, shard: tuple[int, int], out):
+def _score(ingest: Path, shard: tuple[int, int], out, threads: int):
     """(campaign, kind, run-level rows, judgment sets) of the runs of ``shard``,
-    scored batch by batch, each batch's rows written to the four score tables
-    in ``out`` as it comes (:func:`_stream`)."""
+    scored batch by batch (``threads`` batches at once), each batch's rows
+    written to the four score tables in ``out`` as it comes (:func:`_stream`)."""
     from ..ingest import read_resolved
     from ..io import read_parquet, read_row_groups
     from ..kinds import KINDS
@@ -86,7 +93,8 @@ def _score(ingest: Path, shard: tuple[int, int], out):
               for name in SCHEMAS}
     bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1, quiet_for=2.0)
     parts = ((name, part[name].to_arrow())
-             for part in score_batches(kind, tables, campaign, shard, progress=bar.report)
+             for part in score_batches(kind, tables, campaign, shard, progress=bar.report,
+                                       threads=threads)
              for name in OUT_SCHEMAS)
     return (campaign, kind, *_stream(parts, out))
 

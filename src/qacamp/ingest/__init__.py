@@ -78,13 +78,14 @@ def _run_file_count(files: dict) -> int:
 
 def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
                   progress: Callable[[int, int], None] | None = None,
-                  spill: Spill | None = None) -> Acc:
+                  spill: Spill | None = None, threads: int | None = None) -> Acc:
     """Read and check one campaign's raw files (the one reading path of
     ``qacamp ingest`` and ``qacamp eval``) -> the :class:`~.accumulator.Acc` holding
     its tables: in memory, or with ``spill`` its run tables on disk.
-    ``progress(done, total)`` is called after each run file is read."""
+    ``progress(done, total)`` is called after each run file is read; ``threads``
+    run files are read ahead at once (default :func:`qacamp.ordered.workers`)."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
-    acc = Acc(_run_file_count(resolved["files"]), progress, spill)
+    acc = Acc(_run_file_count(resolved["files"]), progress, spill, threads)
     where = _kind_reader(resolved["kind"])(resolved, acc)
     _edition_note(resolved, acc)
     if resolved["options"].get("autojudge"):
@@ -174,7 +175,7 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
             for done, name in enumerate(SCHEMAS, 1):
                 path = outdir / f"{name}.parquet"
                 if isinstance(tabs, Acc):
-                    parts, one_chunk = tabs.pieces(name)
+                    parts, one_chunk = tabs.pieces(name, row_group)
                     write_parquet_parts(parts, empty(name).to_arrow().schema, path,
                                         one_chunk=one_chunk, row_group=row_group)
                 else:

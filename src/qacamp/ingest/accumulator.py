@@ -19,11 +19,12 @@ written as read (:func:`qacamp.canonical_order` leaves it as it is).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from ..io.parquet import ROW_GROUP
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
 if TYPE_CHECKING:
@@ -47,11 +48,13 @@ class _Spilled:
         self.keys = SORT_KEYS[name]
         self.bucket = BUCKETS[name]
         self.frames: list[int] = []
+        #: per frame, the frame it is a part of (:meth:`Acc.add_parts`), else None
+        self.whole: list[int | None] = []
         self.buckets: dict[tuple, list[int]] = {}
         self.ordered = True
         self.last: pl.DataFrame | None = None
 
-    def add(self, df: pl.DataFrame) -> None:
+    def add(self, df: pl.DataFrame, whole: int | None = None) -> None:
         if self.ordered:
             edge = df.select(self.keys).head(1)
             self.ordered = is_ordered(df, self.keys) and (
@@ -59,6 +62,7 @@ class _Spilled:
         self.last = df.select(self.keys).tail(1)
         handle = self.spill.put(df)
         self.frames.append(handle)
+        self.whole.append(whole)
         keys = df.select(self.bucket).unique(maintain_order=True)
         if keys.height == 1:
             self.buckets.setdefault(keys.row(0), []).append(handle)
@@ -71,9 +75,9 @@ class _Spilled:
         frames = [self.spill.frame(h) for h in self.frames]
         return pl.concat(frames, how="vertical") if frames else empty(self.name)
 
-    def pieces(self) -> Iterator[pa.Table]:
+    def pieces(self, row_group: int) -> Iterator[pa.Table]:
         if self.ordered:
-            yield from (self.spill.get(h) for h in self.frames)
+            yield from self._as_read(row_group)
             return
         order = pl.DataFrame(list(self.buckets), schema={c: SCHEMAS[self.name][c]
                                                          for c in self.bucket}, orient="row")
@@ -81,22 +85,77 @@ class _Spilled:
             rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
             yield rows.sort(self.keys, nulls_last=True, maintain_order=True).to_arrow()
 
+    def _as_read(self, row_group: int) -> Iterator[pa.Table]:
+        """The frames in read order, each in its own chunks, but the parts of one
+        frame (:meth:`Acc.add_parts`) as one chunk within each row group of
+        ``row_group`` rows (where Parquet pages end depends on the chunks): the
+        chunks of the frames :meth:`Acc.table` concatenates, a row group of
+        them held at a time."""
+        import pyarrow as pa
+
+        held: list[pa.Table] = []  # parts of one frame not yet given
+        whole, done = None, 0  # (rows given so far)
+        for handle, of in zip(self.frames, self.whole, strict=True):
+            table = self.spill.get(handle)
+            if held and of != whole:
+                joined = pa.concat_tables(held).combine_chunks()
+                yield joined
+                done, held = done + joined.num_rows, []
+            if of is None:
+                yield table
+                done += table.num_rows
+                continue
+            held.append(table)
+            whole = of
+            rows = sum(t.num_rows for t in held)
+            cut = (done + rows) // row_group * row_group - done
+            if cut > 0:
+                joined = pa.concat_tables(held).combine_chunks()
+                yield joined.slice(0, cut)
+                done += cut
+                held = [joined.slice(cut)] if cut < rows else []
+        if held:
+            yield pa.concat_tables(held).combine_chunks()
+
 
 class Acc:
     """Accumulates per-table frames and warnings; reports ``progress(done,
     total)`` per run file read (``total`` = the campaign's run files).  With
-    ``spill``, the run tables are kept on disk (module docstring)."""
+    ``spill``, the run tables are kept on disk (module docstring).  ``threads``:
+    the run files the kinds read ahead at once (:func:`qacamp.ordered.in_order`;
+    None: its default)."""
 
     def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None,
-                 spill: Spill | None = None) -> None:
+                 spill: Spill | None = None, threads: int | None = None) -> None:
         self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in SCHEMAS}
         self.spilled = {t: _Spilled(t, spill) for t in RUN_TABLES} if spill is not None else {}
         self.spill = spill
         self.marked_parts: list[pl.DataFrame] = []
         self.warn_rows: list[dict[str, Any]] = []
         self.total, self.done, self.progress = total, 0, progress
+        self.threads = threads
+        self._wholes = 0
 
     def add(self, name: str, df: pl.DataFrame) -> None:
+        self._add(name, df)
+        self._read_one(name)
+
+    def add_parts(self, name: str, parts: Iterable[pl.DataFrame]) -> None:
+        """Add one frame of ``name`` given as consecutive ``parts`` (the
+        automatic judgments, judged a batch of runs at a time): the same
+        tables, with the same bytes, as :meth:`add` of their concatenation,
+        each part spilled as it comes."""
+        whole = self._wholes = self._wholes + 1
+        if name in self.spilled:
+            for part in parts:
+                self._add(name, part, whole)
+        else:
+            frames = [part for part in parts if part.height]
+            if frames:  # (one chunk, as one frame added)
+                self._add(name, pl.concat(frames, how="vertical", rechunk=True))
+        self._read_one(name)
+
+    def _add(self, name: str, df: pl.DataFrame, whole: int | None = None) -> None:
         if name in BUCKETS and df.height:
             conformed = conform(name, df)
             if name == "judgments":
@@ -104,12 +163,41 @@ class Acc:
                     (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
                     .select(_MARKED))
             if name in self.spilled:
-                self.spilled[name].add(conformed)
+                self.spilled[name].add(conformed, whole)
         if name not in self.spilled:
             self.parts[name].append(df)
+
+    def _read_one(self, name: str) -> None:
         if name in ("judgments", "nugget_matches", "matrix") and self.progress is not None:
             self.done = min(self.done + 1, max(self.total - 1, 0))
             self.progress(self.done, self.total)
+
+    def run_batches(self, rows: int) -> Iterator[pl.DataFrame]:
+        """The responses added so far in batches of whole runs, runs in name
+        order: each batch the next runs up to ``rows`` rows or more (a run is
+        never cut), a run's rows in read order (conformed); a spilled table is
+        read back a run at a time."""
+        if "responses" in self.spilled:
+            spilled = self.spilled["responses"]
+            names = pl.DataFrame({"run": [key[0] for key in spilled.buckets]},
+                                 schema={"run": SCHEMAS["responses"]["run"]})
+            runs = (pl.concat([spilled.spill.frame(h) for h in spilled.buckets[(run,)]],
+                              how="vertical") for run in names.sort("run")["run"].to_list())
+        else:
+            table = self.table("responses")
+            runs = (part for _key, part in sorted(
+                table.partition_by("run", maintain_order=True, as_dict=True).items(),
+                key=lambda kv: (kv[0][0] is not None, kv[0][0] or "")))
+        batch: list[pl.DataFrame] = []
+        held = 0
+        for run in runs:
+            batch.append(run)
+            held += run.height
+            if held >= rows:
+                yield conform("responses", pl.concat(batch, how="vertical"))
+                batch, held = [], 0
+        if batch:
+            yield conform("responses", pl.concat(batch, how="vertical"))
 
     def keep(self, df: pl.DataFrame) -> pl.DataFrame | int:
         """A frame a check needs again later: itself, or its handle on disk."""
@@ -151,7 +239,7 @@ class Acc:
         """Every table of ``SCHEMAS`` (:meth:`frame`)."""
         return {name: self.frame(name) for name in SCHEMAS}
 
-    def pieces(self, name: str) -> tuple[Iterator[pa.Table], bool]:
+    def pieces(self, name: str, row_group: int = ROW_GROUP) -> tuple[Iterator[pa.Table], bool]:
         """Table ``name``'s rows in canonical order as Arrow tables, and whether
         they are to be written as one chunk per row group (sorted rows) or in
         their own chunks (rows written as read): the arguments of
@@ -159,5 +247,5 @@ class Acc:
         :meth:`frame`."""
         if name in self.spilled:
             spilled = self.spilled[name]
-            return spilled.pieces(), not spilled.ordered
+            return spilled.pieces(row_group), not spilled.ordered
         return iter([self.frame(name).to_arrow()]), False

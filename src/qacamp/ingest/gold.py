@@ -34,7 +34,8 @@ def qa4mre_kind(resolved: dict, acc: Acc) -> Where:
     seen: dict[str, str] = {}
     where: Where = {}
     paths = resolved["files"]["runs"]
-    reads = in_order(lambda p=p: qa4mre.read_run(p, questions, options) for p in paths)
+    reads = in_order((lambda p=p: qa4mre.read_run(p, questions, options) for p in paths),
+                     acc.threads)
     for path, read in zip(paths, reads, strict=True):
         resp, judg = read()
         run = resp["run"][0]
@@ -58,8 +59,8 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
     seen: dict[str, str] = {}
     where: Where = {}
     paths = resolved["files"]["runs"]
-    for path, read in zip(paths, in_order(lambda p=p: clef.read_run(p) for p in paths),
-                          strict=True):
+    reads = in_order((lambda p=p: clef.read_run(p) for p in paths), acc.threads)
+    for path, read in zip(paths, reads, strict=True):
         resp, judg = read()
         run = resp["run"][0]
         # (the place: the first run line, after the header)
@@ -85,7 +86,8 @@ def pan_kind(resolved: dict, acc: Acc) -> Where:
     seen: dict[str, str] = {}
     where: Where = {}
     paths = resolved["files"]["answers"]
-    reads = in_order(lambda p=p: pan.read_answers(p, questions, options) for p in paths)
+    reads = in_order((lambda p=p: pan.read_answers(p, questions, options) for p in paths),
+                     acc.threads)
     for path, read in zip(paths, reads, strict=True):
         run = pan.run_name(path)
         check_run_name(path, run, lambda: "byte 0")

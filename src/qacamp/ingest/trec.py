@@ -154,7 +154,7 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
         jobs = [(path, lambda p=path: factoid(p)) for path in spec.get("factoid", [])]
         jobs += [(path, lambda p=path: ("list", *trec_runs.read_judged_list(p, set_name, codes)))
                  for path in spec.get("list", [])]
-        yield from _read_in_order(jobs)
+        yield from _read_in_order(jobs, acc.threads)
         yield from _other_files(acc, set_name, spec, nugget_keys, "definition")
 
     where = judged_sets(resolved, acc, questions, read_files)
@@ -297,7 +297,7 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
                 for path in spec.get("factoid", [])]
         jobs += [(path, lambda p=path: ("list", *trec_runs.read_judged_list(p, set_name, codes)))
                  for path in spec.get("list", [])]
-        yield from _read_in_order(jobs)
+        yield from _read_in_order(jobs, acc.threads)
         yield from _other_files(acc, set_name, spec, nugget_keys)
 
     where = judged_sets(resolved, acc, questions, read_files)
@@ -315,11 +315,13 @@ def trec_series(resolved: dict, acc: Acc) -> Where:
     return where
 
 
-def _read_in_order(jobs: list[tuple[str, Callable[[], tuple]]]) -> Iterator[tuple]:
+def _read_in_order(jobs: list[tuple[str, Callable[[], tuple]]],
+                   threads: int | None) -> Iterator[tuple]:
     """``(part, path, responses, judgments)`` of each ``(path, read)`` job in
-    order, the files read ahead in threads (:func:`qacamp.ordered.in_order`: the
+    order, the files read ahead in ``threads`` threads (:func:`qacamp.ordered.in_order`: the
     same tables and the same first error as reading them one by one)."""
-    for (path, _read), result in zip(jobs, in_order(read for _path, read in jobs), strict=True):
+    for (path, _read), result in zip(jobs, in_order((read for _path, read in jobs), threads),
+                                  strict=True):
         part, resp, judg = result()
         yield part, path, resp, judg
 

@@ -77,14 +77,16 @@ def score_campaign(kind: str, tables: Mapping[str, pl.DataFrame],
 def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
                   options: Mapping[str, Any] | None = None,
                   shard: tuple[int, int] = (0, 1),
-                  progress: Callable[[int, int], None] | None = None
-                  ) -> Iterator[dict[str, pl.DataFrame]]:
+                  progress: Callable[[int, int], None] | None = None,
+                  threads: int | None = None) -> Iterator[dict[str, pl.DataFrame]]:
     """:func:`score_campaign`'s result batch by batch of runs
     (:data:`.batches.BATCH_CELLS`), in run order, so that a caller writing
     them as they come holds a few batches' frames at a time (batches are
-    scored ahead in threads, :func:`qacamp.ordered.in_order`).  The
-    campaign-level ``dropped`` rows come with the first batch (later batches
-    have none).  ``progress(done, total)`` is called as each batch is yielded."""
+    scored ahead in ``threads`` threads, default :func:`qacamp.ordered.workers`,
+    :func:`qacamp.ordered.in_order`; the batches share :data:`.batches.BATCH_CELLS`
+    between them).  The campaign-level ``dropped`` rows come with the first
+    batch (later batches have none).  ``progress(done, total)`` is called as
+    each batch is yielded."""
     t = {name: tables.get(name) if tables.get(name) is not None else empty(name)
          for name in SCHEMAS}
     opts = resolve_options(kind, options, t["questions"]["qtype"].unique().to_list())
@@ -105,7 +107,7 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     if names and not mine:  # an empty shard: the campaign-level rows only
         yield head.finish()
         return
-    threads = workers()
+    threads = workers() if threads is None else threads
     blocks = batch_runs(mine, judged, threads) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)
