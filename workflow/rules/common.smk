@@ -76,7 +76,7 @@ SCORE_FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.par
 # Threads of the steps that work in threads (ingest reads run files ahead, score
 # scores batches of runs at once): qacamp's own default at most; Snakemake gives
 # a job no more than --cores (and --max-threads) and passes the count to the
-# command (`--threads {threads}`), on a SLURM node as its cpus per task.
+# command (`--threads {threads:q}`), on a SLURM node as its cpus per task.
 STEP_THREADS = MAX_WORKERS
 
 

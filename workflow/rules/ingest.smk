@@ -53,7 +53,7 @@ rule ingest:
         out("{campaign}/logs/ingest.log"),
     shell:
         "qacamp ingest --config {input.config:q} --campaign {wildcards.campaign:q} "
-        "--out {params.outdir:q} --invalidates {params.manifest:q} --threads {threads} "
+        "--out {params.outdir:q} --invalidates {params.manifest:q} --threads {threads:q} "
         "2> {log:q}"
 
 

@@ -16,7 +16,7 @@ rule score_shard:
         out("{campaign}/logs/score.{shard}.log"),
     shell:
         "qacamp score --ingest {params.ingest:q} --out {output:q} --shard {params.shard:q} "
-        "--threads {threads} 2> {log:q}"
+        "--threads {threads:q} 2> {log:q}"
 
 
 rule score:
@@ -44,7 +44,7 @@ rule score:
         out("{campaign}/logs/score.log"),
     shell:
         "qacamp score --ingest {params.ingest:q} --out {params.outdir:q} {params.merge_argv} "
-        + ("" if SCORE_SHARDS > 1 else "--threads {threads} ")
+        + ("" if SCORE_SHARDS > 1 else "--threads {threads:q} ")
         + "2> {log:q}"
 
 
