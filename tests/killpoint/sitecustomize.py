@@ -33,13 +33,16 @@ def _patch(module) -> None:
         temps = [str(tmp) for target, (tmp, *_rest) in sorted(self.staged.items())
                  if fnmatch.fnmatch(str(target), PATTERN)]
         if temps and all(os.path.isfile(t) for t in temps):
+            # the marker appears with its content complete (written aside, then
+            # linked to its name: the test polls for the name), and only once
+            staged = f"{MARKER}.{os.getpid()}"
+            with open(staged, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(temps) + "\n")
             try:
-                fd = os.open(MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                os.link(staged, MARKER)
             except FileExistsError:
-                fd = None  # another job got there first: it is the one killed
-            if fd is not None:
-                os.write(fd, ("\n".join(temps) + "\n").encode())
-                os.close(fd)
+                pass  # another job got there first: it is the one killed
+            os.unlink(staged)
             while True:  # until the test kills the whole process group
                 time.sleep(3600)
         return original(self)
