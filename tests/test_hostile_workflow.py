@@ -173,7 +173,7 @@ def test_small_collection_without_preset_runs(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     assert sorted(pl.read_parquet(rel / "swap_overall.parquet")["size"].unique()) == \
         [1, 2, 3, 4, 5, 6]
-    log = (tmp_path / "out" / "pan" / "logs" / "swap_overall.0.log").read_text()
+    log = (tmp_path / "out" / "pan" / "logs" / "reliability_shard.0.log").read_text()
     assert ("warning: the collection has only 12 units, too few for the default sizes "
             "'10:half:auto' (largest possible size 6): using sizes 1-6 instead") in log
     assert "set campaigns.pan.reliability.swap.sizes to choose them" in log

@@ -204,8 +204,8 @@ def test_every_shell_placeholder_is_quoted():
         for m in re.finditer(r"\b(\w+_argv)=(.*)", smk.read_text()):
             argv_params.add(m.group(1))
             # built by argv()/options() (shlex.quote) or the helpers of common.smk that call them
-            assert re.match(r"(lambda [^:]*: )?(argv|options)\(|(matrix|settings|shard|job)_argv[,(]", m.group(2)), \
-                m.group(0)
+            assert re.match(r"(lambda [^:]*: )?(argv|options)\(|(matrix|settings)_argv[,(]"
+                            r"|(shard|merge|single)_command\(", m.group(2)), m.group(0)
     for where, cmd in commands.items():
         assert "$(" not in cmd and "`" not in cmd, (where, cmd)
         for ph in re.findall(r"\{([^{}]*)\}", cmd):

@@ -37,7 +37,8 @@ def test_slurm_results_equal_local_bytes(tmp_path):
     local, cluster = tmp_path / "local", tmp_path / "cluster"
     for d in (local, cluster):
         d.mkdir()
-        # three shards per analysis: the cluster run submits 3 + 3 + 3 shard jobs
+        # three shards: the cluster run submits 3 reliability shard jobs (each runs
+        # every analysis run in shards) and their merge job
         small_clef_campaign(d, shards=3)
 
     res = snakemake(local, *TARGETS, configfile=local / "mine.yaml")
@@ -61,8 +62,15 @@ def test_slurm_results_equal_local_bytes(tmp_path):
     print(out[-6000:])
     assert res.returncode == 0, out[-6000:]
     logs = list((cluster / ".snakemake" / "slurm_logs").rglob("*.log"))
-    assert any("swap_shard" in str(p) for p in logs), "no SLURM job logs found"
-    assert any("significance_shard" in str(p) for p in logs), "significance not on SLURM"
+    for rule in ("reliability_shard_mine", "reliability_merge_mine"):
+        assert any(rule in str(p) for p in logs), f"no SLURM job log of {rule}"
+    # a shard job runs every analysis's shard of the campaign; the merge job
+    # sums them, significance's too
+    shard_log = (cluster / "results/mine/logs/reliability_shard.0.log").read_text()
+    for analysis in ("swap", "stability", "bootstrap"):
+        assert f"qacamp reliability {analysis}: " in shard_log, (analysis, shard_log[-2000:])
+    merge_log = (cluster / "results/mine/logs/reliability_merge.log").read_text()
+    assert "qacamp reliability significance: " in merge_log, merge_log[-2000:]
     assert sum("score_shard" in str(p) for p in logs) == 3, "scoring shards not on SLURM"
     # the jobs really went through the scheduler
     assert "sbatch" in out.lower() or logs

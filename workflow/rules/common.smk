@@ -19,7 +19,7 @@ from qacamp.errors import BusyError, ConfigError, InputError, QacampError
 from qacamp.findings import preparation_lines
 from qacamp.io import prepare_outdir, write_text, writing
 from qacamp.ordered import MAX_WORKERS
-from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words
+from qacamp.reliability.analyses import ANALYSES, campaign_files, settings_words, workflow_analyses
 
 
 if not config:
@@ -178,14 +178,14 @@ EDITION_CAMPAIGNS = [
 ]
 
 
-def matrix_argv(wc):
-    """How a reliability job finds its score matrix (quoted shell words)."""
-    c = campaign_cfg(wc.campaign)
-    p = plan(wc.campaign)
+def matrix_argv(campaign, measure):
+    """How a reliability run finds its score matrix (quoted shell words)."""
+    c = campaign_cfg(campaign)
+    p = plan(campaign)
     if KINDS[c["kind"]].family == "matrix":
-        return argv("--matrix", out(f"{wc.campaign}/ingest/matrix.parquet"), "--measure", wc.measure)
+        return argv("--matrix", out(f"{campaign}/ingest/matrix.parquet"), "--measure", measure)
     return argv(
-        "--scores", out(f"{wc.campaign}/scores"), "--measure", wc.measure,
+        "--scores", out(f"{campaign}/scores"), "--measure", measure,
         "--unit", p["unit"], "--judgment-set", p["judgment_set"],
     )
 

@@ -1,19 +1,18 @@
 # Reliability analyses: the rules of every analysis record
-# (qacamp.reliability.analyses), none written by hand.  An analysis run once
-# per campaign and measure gets one job, or, when its record runs it in shards
-# for the campaign's plan, SHARDS shard jobs and a merge job that sums them
-# (checked complete and of one run).  Every trial's subsets come from (seed,
-# measure, size, trial) only, so the merged result is identical for any shard
-# count.  The campaign-level analyses get one job per campaign.  Settings
-# reach the command line as quoted words (`argv`, `:q`), never pasted.
+# (qacamp.reliability.analyses), none written by hand.  A campaign's analyses
+# run once per measure take three jobs: the ones its plan runs in shards, every
+# measure's shard in one job per shard (SHARDS jobs), then one job that merges
+# them (checked complete and of one run); the others after them, in one job.
+# Each job runs the analyses' `qacamp reliability` command lines in one
+# process (`--then`): one start, one job to schedule or submit to a cluster.
+# Every trial's subsets come from (seed, measure, size, trial) only, so the
+# merged result is identical for any shard count.  The campaign-level analyses
+# get one job per campaign.  Settings reach the command line as quoted words
+# (`argv`, `:q`), never pasted.
 
 
-SCORES_DONE = out("{campaign}/scores/runs.parquet")
-MATRIX = out("{campaign}/ingest/matrix.parquet")
-
-
-def shard_file(name):
-    return out(f"{{campaign}}/reliability/shards/{name}_{{measure}}.{{shard}}.parquet")
+def shard_file(campaign, name, measure, shard="{shard}"):
+    return out(f"{campaign}/reliability/shards/{name}_{measure}.{shard}.parquet")
 
 
 def after_options(analysis, campaign, measures):
@@ -26,84 +25,128 @@ def after_options(analysis, campaign, measures):
     return pairs
 
 
-def output_words(analysis, output):
+def measure_outputs(analysis, campaign, measure):
+    """dest -> file of ``analysis``'s outputs for one measure."""
+    return {o.dest: out(f"{campaign}/reliability/{o.file.format(measure=measure)}")
+            for o in analysis.outputs}
+
+
+def output_words(analysis, outputs):
     """``--summary FILE`` ... for the outputs besides ``out``."""
     return [w for o in analysis.outputs if o.dest != "out"
-            for w in (analysis.option(o.dest).flags[0], getattr(output, o.dest))]
+            for w in (analysis.option(o.dest).flags[0], outputs[o.dest])]
 
 
-def shard_argv(name):
-    def command(wildcards, output):
-        wc = wildcards
-        return " ".join([argv(name), matrix_argv(wc), settings_argv(name, wc.campaign),
-                         argv("--shard", f"{wc.shard}/{SHARDS}", "--out", output[0])])
-
-    return command
-
-
-def job_inputs(name):
-    def inputs(wildcards):
-        a, wc = ANALYSES[name], wildcards
-        if a.sharded(plan(wc.campaign)):
-            return expand(shard_file(name), campaign=wc.campaign, measure=wc.measure,
-                          shard=range(SHARDS))
-        return [out(f"{wc.campaign}/scores/runs.parquet"),
-                out(f"{wc.campaign}/ingest/matrix.parquet")] + [
-            f for _, f in after_options(a, wc.campaign, [wc.measure])]
-
-    return inputs
+def per_measure(campaign, sharded):
+    """(analysis, measure) of the campaign's per-measure analyses run in shards
+    (``sharded``) or in one run each, in the records' order."""
+    p = plan(campaign)
+    return [(a, m) for a in workflow_analyses("measure") if a.sharded(p) == sharded
+            for m in p["measures"]]
 
 
-def job_argv(name):
-    def command(wildcards, input, output):
-        a, wc = ANALYSES[name], wildcards
-        if a.sharded(plan(wc.campaign)):
-            return argv("merge", "--kind", name, *output_words(a, output), output.out, *input)
-        after = [w for pair in after_options(a, wc.campaign, [wc.measure]) for w in pair]
-        return " ".join([argv(name), matrix_argv(wc), argv(*after),
-                         settings_argv(name, wc.campaign),
-                         argv("--out", output.out, *output_words(a, output))])
+def chained(commands):
+    """One process runs them in turn (`qacamp reliability A ... --then B ...`)."""
+    return " --then ".join(commands)
+
+
+def shard_command(campaign):
+    def command(wildcards):
+        return chained([" ".join([argv(a.name), matrix_argv(campaign, m),
+                                settings_argv(a.name, campaign),
+                                argv("--shard", f"{wildcards.shard}/{SHARDS}", "--out",
+                                     shard_file(campaign, a.name, m, wildcards.shard))])
+                      for a, m in per_measure(campaign, True)])
 
     return command
 
 
-for _a in ANALYSES.values():
-    if _a.per != "measure":
-        continue
-    if _a.merge is not None:
+def merge_command(campaign):
+    commands = []
+    for a, m in per_measure(campaign, True):
+        outputs = measure_outputs(a, campaign, m)
+        commands.append(argv("merge", "--kind", a.name, *output_words(a, outputs),
+                             outputs["out"], *[shard_file(campaign, a.name, m, i)
+                                               for i in range(SHARDS)]))
+    return chained(commands)
+
+
+def single_command(campaign):
+    commands = []
+    for a, m in per_measure(campaign, False):
+        outputs = measure_outputs(a, campaign, m)
+        after = [w for pair in after_options(a, campaign, [m]) for w in pair]
+        commands.append(" ".join([argv(a.name), matrix_argv(campaign, m), argv(*after),
+                                  settings_argv(a.name, campaign),
+                                  argv("--out", outputs["out"], *output_words(a, outputs))]))
+    return chained(commands)
+
+
+# A campaign's per-measure analyses: every shard of every measure of every
+# analysis run in shards in one job per shard, their merges in one job, the
+# analyses run whole in one job after them (each analysis's run is the same
+# `qacamp reliability` command line, chained in one process: one start, one
+# job for the scheduler, one submission on a cluster).
+for _c in CAMPAIGNS:
+    _sharded = per_measure(_c, True)
+    if _sharded:
 
         rule:
             name:
-                f"{_a.name}_shard"
+                f"reliability_shard_{_c}"
             input:
-                SCORES_DONE,
-                MATRIX,
+                out(f"{_c}/scores/runs.parquet"),
+                out(f"{_c}/ingest/matrix.parquet"),
             output:
-                temp(shard_file(_a.name)),
+                [temp(shard_file(_c, a.name, m)) for a, m in _sharded],
             params:
-                command_argv=shard_argv(_a.name),
+                command_argv=shard_command(_c),
+            resources:
+                runtime=60,
             conda:
                 "../envs/qacamp.yaml"
             log:
-                out(f"{{campaign}}/logs/{_a.name}_{{measure}}.{{shard}}.log"),
+                out(f"{_c}/logs/reliability_shard.{{shard}}.log"),
             shell:
                 "qacamp reliability {params.command_argv} 2> {log:q}"
 
-    rule:
-        name:
-            _a.name
-        input:
-            job_inputs(_a.name),
-        output:
-            **{o.dest: out(f"{{campaign}}/reliability/{o.file}") for o in _a.outputs},
-        params:
-            command_argv=job_argv(_a.name),
-        conda:
-            "../envs/qacamp.yaml"
-        log:
-            out(f"{{campaign}}/logs/{_a.name}_{{measure}}.log"),
-        shell:
-            "qacamp reliability {params.command_argv} 2> {log:q}"
+        rule:
+            name:
+                f"reliability_merge_{_c}"
+            input:
+                [shard_file(_c, a.name, m, i) for a, m in _sharded for i in range(SHARDS)],
+            output:
+                [f for a, m in _sharded for f in measure_outputs(a, _c, m).values()],
+            params:
+                command_argv=merge_command(_c),
+            conda:
+                "../envs/qacamp.yaml"
+            log:
+                out(f"{_c}/logs/reliability_merge.log"),
+            shell:
+                "qacamp reliability {params.command_argv} 2> {log:q}"
+
+    _single = per_measure(_c, False)
+    if _single:
+        _made = {f for a, m in _single for f in measure_outputs(a, _c, m).values()}
+
+        rule:
+            name:
+                f"reliability_{_c}"
+            input:
+                out(f"{_c}/scores/runs.parquet"),
+                out(f"{_c}/ingest/matrix.parquet"),
+                [f for a, m in _single for _, f in after_options(a, _c, [m]) if f not in _made],
+            output:
+                [f for a, m in _single for f in measure_outputs(a, _c, m).values()],
+            params:
+                command_argv=single_command(_c),
+            conda:
+                "../envs/qacamp.yaml"
+            log:
+                out(f"{_c}/logs/reliability.log"),
+            shell:
+                "qacamp reliability {params.command_argv} 2> {log:q}"
 
 
 # The campaign-level analyses: one rule per campaign (their files depend on its measures).

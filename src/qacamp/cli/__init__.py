@@ -21,7 +21,7 @@ import importlib
 import re
 import sys
 
-from ..errors import QacampError
+from ..errors import QacampError, UsageError
 
 #: Subcommand -> its one-line help.  Only the module of the subcommand being run
 #: is imported (``qacamp --version`` imports no polars, numpy or matplotlib).
@@ -197,18 +197,53 @@ def report_error(line: str) -> None:
             pass
 
 
+#: ``qacamp reliability A ... --then B ...``: the word that ends one analysis's
+#: command line and starts the next, run in the same process (an option value
+#: of its own word cannot start with ``--``, so the word is never a value)
+THEN = "--then"
+#: the commands whose runs may be chained with :data:`THEN`
+CHAINED = ("reliability",)
+
+
+def commands(argv: list[str]) -> list[list[str]]:
+    """``argv`` split at every :data:`THEN` word: the first part as given, each
+    later part as the same command's arguments (``qacamp reliability swap ...
+    --then merge ...`` -> ``[reliability swap ...], [reliability merge ...]``).
+    A chain of any other command is a usage error."""
+    if THEN not in argv:
+        return [argv]
+    command = _command(argv)
+    if command not in CHAINED:
+        raise UsageError(f"{THEN} chains runs of `qacamp {' / '.join(CHAINED)}` only; "
+                         f"run `qacamp {command or 'COMMAND'}` once per command line")
+    parts, part = [], []
+    for word in argv:
+        if word == THEN:
+            parts.append(part)
+            part = [command]
+        else:
+            part.append(word)
+    return [*parts, part]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        chain = commands(argv)
+    except UsageError as exc:
+        report_error(f"qacamp: error: {exc}")
+        return 2
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    # every part is checked before the first runs: a mistyped option in the
+    # last part writes nothing
+    runs = [parser.parse_args(part) for part in chain]
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _LogStream(sys.stdout, False), _LogStream(sys.stderr, True)
     try:
-        return int(args.func(args) or 0)
-    except QacampError as exc:
-        report_error(f"qacamp {args.command}: error: {exc}")
-        return getattr(exc, "exit_code", 2)
-    except BrokenPipeError:  # e.g. `qacamp eval ... | head`
+        for args in runs:
+            code = _run(args)
+            if code:
+                return code
         return 0
     finally:
         try:
@@ -216,6 +251,17 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             pass
         sys.stdout, sys.stderr = streams
+
+
+def _run(args) -> int:
+    """One parsed command: its exit code, a project error as one line."""
+    try:
+        return int(args.func(args) or 0)
+    except QacampError as exc:
+        report_error(f"qacamp {args.command}: error: {exc}")
+        return getattr(exc, "exit_code", 2)
+    except BrokenPipeError:  # e.g. `qacamp eval ... | head`
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,9 @@ TSV on stdout when no file is named, as trec_eval prints).  Input is either
 ``--matrix FILE`` (wide CSV/Parquet, header of run names) or ``--scores DIR
 --measure NAME --unit question|series|test|topic [--judgment-set S]`` (the
 pipeline's scores/*.parquet).  Sharded runs (``--shard I/N``, 0-based) write
-mergeable counts; ``merge --kind ANALYSIS`` sums them.
+mergeable counts; ``merge --kind ANALYSIS`` sums them.  ``A ... --then B ...``
+runs several in one process, in turn (:func:`qacamp.cli.commands`: every part
+checked first, the first failure ends the chain with its exit code).
 
 Trials are seeded by (``--seed``, measure name, size, trial).  With
 ``--matrix`` the measure name is ``--measure``, or ``score`` when it is not
@@ -103,7 +105,10 @@ def run_merge(args) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("reliability", help=HELP["reliability"],
-                       description=__doc__.splitlines()[0])
+                       description=__doc__.splitlines()[0],
+                       epilog="Several runs in one process: `qacamp reliability swap ... --then "
+                       "stability ... --then merge ...` (every part is checked before the first "
+                       "runs; the first that fails ends the chain with its exit code).")
     rs = p.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
     for analysis in ANALYSES.values():
         s = rs.add_parser(analysis.name, help=analysis.help,
