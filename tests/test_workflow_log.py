@@ -62,6 +62,18 @@ def test_a_progress_line_per_finished_step_and_a_summary():
     assert duration(327) == "5 min 27 s" and duration(2.06) == "2.1 s"
 
 
+def test_an_absolute_outdir_is_named_whole_in_the_summary():
+    """It said "wrote 478 file(s) under //" for an outdir given as an absolute path."""
+    events = []
+    for k, out in enumerate(("/data/qa/out/trec2004/scores/runs.parquet",
+                             "/data/qa/out/index.html", "results/x/report.html")):
+        events += [("job_info", {"jobid": k, "rule_name": "score", "wildcards": {},
+                                 "output": [out]}, 20, "", 1.0),
+                   ("job_finished", {"job_id": k}, 20, "", 2.0)]
+    line = next(x for x in fed(events) if x.startswith("qacamp: done:"))
+    assert line.endswith("; wrote 2 file(s) under /data/qa/out/, 1 file(s) under results/"), line
+
+
 def test_the_counter_leaves_out_snakemakes_target_rule():
     """The counter ended at [244/245], then "done: 245 steps": the target rule
     `all` is no step."""

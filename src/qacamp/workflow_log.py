@@ -244,9 +244,12 @@ class ProgressLog:
     @staticmethod
     def _where(files: list[str]) -> str:
         tops: dict[str, int] = {}
+        # an absolute outdir: the folder holding every absolute file, named whole
+        absolute = [str(Path(p).parent) for p in files if Path(p).is_absolute()]
+        root = os.path.join(os.path.commonpath(absolute), "") if absolute else ""
         for p in files:
             parts = Path(p).parts
-            top = parts[0] + "/" if len(parts) > 1 else "./"
+            top = root if Path(p).is_absolute() else parts[0] + "/" if len(parts) > 1 else "./"
             tops[top] = tops.get(top, 0) + 1
         if not tops:
             return "no files written"
