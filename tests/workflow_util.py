@@ -110,6 +110,13 @@ def small_clef_campaign(tmp: Path, runs: int = 6, questions: int = 80, seed: int
 MAKE = shutil.which("make")
 VENV_SNAKEMAKE = ROOT / ".venv" / "bin" / "snakemake"
 DEMO_OUT = "results-demo"  # config/config.yaml's outdir
+#: a progress line of `qacamp run`: "[12/86] score trec2004 (2.1 s)"
+PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] (\S+)( [^(]*)? \((\d+\.\d s|\d+ min \d\d s)\)$")
+
+
+def steps_run(log: str) -> list[str]:
+    """The rule of every step a `qacamp run` log reports as finished."""
+    return [m.group(3) for m in map(PROGRESS.match, log.splitlines()) if m]
 
 needs_make = pytest.mark.skipif(MAKE is None or not VENV_SNAKEMAKE.exists(),
                                 reason="needs make and the project's .venv (make setup)")
