@@ -1,15 +1,7 @@
-"""Claiming outputs and writing them all or nothing, atomically and recorded.
-
-Every command that writes runs inside one :func:`writing` block: its outputs
-are claimed and locked first (never an input, a link, a device, a pipe, a
-folder of other files, a file qacamp did not write; ``force`` takes over the
-last two), the writers (:func:`write_parquet`, :func:`write_bytes`, ...)
-stage files in the writer's temporary folder inside the marker, and at the
-end the records are written and every file renamed into place; an error
-leaves nothing.  A writer called outside a block is a block of its own
-(the writers: :mod:`.writers`).  docs/architecture.md ("Files: qacamp.io")
-describes the rules.
-"""
+"""A command's outputs claimed, locked and written all or nothing in one
+:func:`writing` block: the writers (:mod:`.writers`) stage files in the
+marker, and at the end the records are written and every file renamed into
+place (docs/architecture.md, "Files: qacamp.io")."""
 
 from __future__ import annotations
 
@@ -64,7 +56,7 @@ class Writing:
     # ------------------------------------------------------------------ claims
     def add_inputs(self, paths: Iterable[str | Path]) -> None:
         """Inputs of the command (files or folders): never an output; files are
-        recorded with their SHA-256 when the block ends."""
+        recorded with their SHA-256."""
         for p in paths:
             self.inputs.setdefault(Path(os.path.abspath(p)), None)
             self.given.setdefault(Path(os.path.abspath(p)), os.fspath(p))
@@ -180,8 +172,7 @@ class Writing:
     def prepare(self, path: str | Path, suffix: str, create: bool = True
                 ) -> tuple[Path, Path, Path]:
         """Check that ``path`` may be (re)written now: ``(target, root, a new
-        temporary path for it)``, the temporary in this writer's folder of
-        ``root``'s marker (same file system: renamed at the end)."""
+        temporary path for it in this writer's folder of root's marker)``."""
         target = Path(os.path.abspath(path))
         root = target.parent if target in self.files else next(
             (d for d in sorted(self.dirs, key=lambda d: -len(d.parts))
@@ -268,8 +259,11 @@ class Writing:
             note(self.replacing[t])
         for folder in self.dirs:  # what this step wrote before and not now
             for target, rp in list(records.iter_records(folder)):
-                rec = _load(rp, target)
-                if rec is None or rec.step != self.step or target in self.staged:
+                try:
+                    rec = records.load(rp, target)
+                except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
+                    continue
+                if rec.step != self.step or target in self.staged:
                     continue
                 if not os.path.lexists(target):
                     with contextlib.suppress(OSError):
@@ -297,13 +291,6 @@ class Writing:
         self.locks.clear()
 
 
-def _load(rp: Path, target: Path) -> Record | None:
-    try:
-        return records.load(rp, target)
-    except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
-        return None
-
-
 def active() -> Writing | None:
     """The :class:`Writing` block the current code runs in, if any."""
     return _ACTIVE.get()
@@ -314,12 +301,10 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
             dirs: Iterable[str | Path | None] = (), inputs: Iterable[str | Path | None] = (),
             force: bool = False, temporary: bool = False,
             invalidates: Iterable[str | Path] = ()) -> Iterator[Writing]:
-    """Claim output ``files`` and folders ``dirs`` of command ``step`` (e.g.
-    ``"qacamp score"``), given its ``inputs``, and write them all or nothing
-    (``None`` entries: options not given).  ``temporary``: shards the workflow
-    deletes once merged.  ``invalidates``: files built from what the command
-    replaces, removed first if they are as qacamp wrote them (else named).
-    Inside another block, the claims join that block."""
+    """Claim output ``files`` and folders ``dirs`` of command ``step`` given its
+    ``inputs`` (``None`` entries: options not given) and write them all or
+    nothing; ``temporary``: shards; ``invalidates``: files removed first if
+    qacamp wrote them.  Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
     w.add_inputs(p for p in inputs if p is not None)
