@@ -54,16 +54,12 @@ class Writing:
         return str(path)
 
     # ------------------------------------------------------------------ claims
-    def add_inputs(self, paths: Iterable[str | Path]) -> None:
-        """Inputs of the command (files or folders): never an output; files are
-        recorded with their SHA-256."""
-        for p in paths:
-            self.inputs.setdefault(Path(os.path.abspath(p)), None)
-            self.given.setdefault(Path(os.path.abspath(p)), os.fspath(p))
-
-    def note_read(self, path: str | Path, sha256: str) -> None:
-        self.inputs[Path(os.path.abspath(path))] = sha256
-        self.given.setdefault(Path(os.path.abspath(path)), os.fspath(path))
+    def add_input(self, path: str | Path, sha256: str | None = None) -> None:
+        """An input of the command (a file or folder, never an output; a file is
+        recorded with its SHA-256, given when it was read)."""
+        key = Path(os.path.abspath(path))
+        self.inputs[key] = sha256 or self.inputs.get(key)
+        self.given.setdefault(key, os.fspath(path))
 
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
@@ -206,10 +202,8 @@ class Writing:
 
     def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None,
               size: int | None) -> None:
-        old = self.staged.pop(target, None)
-        if old is not None:
-            with contextlib.suppress(OSError):
-                old[0].unlink()
+        with contextlib.suppress(OSError, KeyError):
+            self.staged.pop(target)[0].unlink()
         self.staged[target] = (tmp, root, sha256, size)
 
     # ------------------------------------------------------------------ end
@@ -307,7 +301,9 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
     qacamp wrote them.  Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
-    w.add_inputs(p for p in inputs if p is not None)
+    for p in inputs:
+        if p is not None:
+            w.add_input(p)
     token = None if outer else _ACTIVE.set(w)
     try:
         for d in dirs:

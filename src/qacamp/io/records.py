@@ -45,10 +45,6 @@ class Record:
         return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
-def sha256_bytes(data) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def sha256_file(path: str | Path) -> str:
     """SHA-256 of a file (an input: links followed)."""
     with open(path, "rb") as fh:
@@ -189,10 +185,9 @@ def iter_records(folder: str | Path):
 
 def input_key(path: str | Path, root: str | Path) -> str:
     """An input as a record names it: relative to ``root`` if given relative."""
-    text = os.fspath(path)
-    if os.path.isabs(text):
-        return os.path.normpath(text)
-    return Path(os.path.relpath(os.path.abspath(text), os.path.abspath(root))).as_posix()
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
 
 
 def input_path(key: str, root: str | Path) -> Path:

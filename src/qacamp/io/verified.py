@@ -23,9 +23,6 @@ if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-REBUILD = "rebuild with the qacamp command that writes it (the workflow's command rebuilds it)"
-
-
 class Damaged(ValueError):
     """The bytes are not a readable Parquet file."""
 
@@ -41,7 +38,8 @@ def _open(path: Path, fix: str | None) -> tuple[int, os.stat_result, records.Rec
         if not os.path.lexists(path):
             raise InputError(path, None, "file not found", "run the workflow step that writes it")
         raise InputError(path, None, "no record: qacamp did not write it or its record was "
-                         "removed", fix or REBUILD)
+                         "removed", fix or "rebuild with the qacamp command that writes it (the "
+                         "workflow's command rebuilds it)")
     try:
         fd = os.open(path, os.O_RDONLY | records.NOFOLLOW)
     except OSError as exc:
@@ -64,7 +62,7 @@ def _check(path: Path, rec: records.Record, sha: str, size: int) -> records.Reco
                          f"rerun the same command to rebuild it (the workflow rebuilds it; by "
                          f"hand, rerun `{rec.step}`)")
     if active() is not None:
-        active().note_read(path, sha)
+        active().add_input(path, sha)
     return rec
 
 
@@ -88,7 +86,7 @@ def read_verified(path: str | Path, fix: str | None = None) -> tuple[bytearray, 
         raise _readerr(path, exc) from None
     finally:
         os.close(fd)
-    return data, _check(path, rec, records.sha256_bytes(data), len(data))
+    return data, _check(path, rec, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -189,7 +187,7 @@ def open_parquet(source, columns: list[str] | None = None, declared: dict | None
 
 
 def decode(read) -> pa.Table:
-    """The table ``read()`` decodes, its fields' metadata dropped; :class:`Damaged`."""
+    """The table ``read()`` decodes, its fields' metadata dropped."""
     import pyarrow as pa
     try:
         table = read()
@@ -201,7 +199,6 @@ def decode(read) -> pa.Table:
 
 def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
                   strict: bool = True) -> pa.Table:
-    """The table in Parquet ``data`` (only ``columns`` if given), checked against ``declared``."""
     pf = open_parquet(data, columns, declared, strict)
     table = decode(lambda: pf.read(columns=columns, use_threads=False))
     if declared is not None and columns is None and strict:
@@ -284,29 +281,14 @@ def read_parquet(path: str | Path, columns: list[str] | None = None,
     return df.select(columns) if columns is not None and wanted != columns else df
 
 
-def check_parquet(path: str | Path, schema: dict | None = None) -> None:
-    """Verify a Parquet file qacamp wrote (record, schema) without decoding its rows."""
-    data, rec = read_verified(path)
-    try:
-        open_parquet(data, [], schema)
-    except (Damaged, SchemaMismatch) as exc:
-        raise parquet_error(Path(path), rec, exc) from None
-
-
 def read_given_parquet(path: str | Path, data) -> pa.Table:
     """The table in ``data``, from a Parquet file a user gave: verified when
     qacamp recorded it (``ingest/matrix.parquet``), else :func:`parse_untrusted`."""
     found = records.record_of(path)
     if found is None or found[1].sha256 is None:
         return parse_untrusted(data)
-    _check(Path(path), found[1], records.sha256_bytes(data), len(data))
+    _check(Path(path), found[1], hashlib.sha256(data).hexdigest(), len(data))
     return parse_parquet(data)
-
-
-def _no_room(path: Path, exc: OSError) -> InputError:
-    return InputError(path, None, "cannot make a private copy of it in the temporary folder "
-                      f"{tempfile.gettempdir()} ({exc.strerror or exc})",
-                      "free space there, or set TMPDIR to a folder with space")
 
 
 def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
@@ -317,30 +299,29 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
 
     path = Path(path)
     fd, _st, rec = _open(path, None)
+    copy = None
+
+    def copying(call, *args):  # (a failure of the copy: no room in the temporary folder)
+        try:
+            return call(*args)
+        except OSError as exc:
+            raise InputError(path, None, "cannot make a private copy of it in the temporary "
+                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                             "free space there, or set TMPDIR to a folder with space") from None
     try:
-        copy = tempfile.TemporaryFile()
-    except OSError as exc:
-        os.close(fd)
-        raise _no_room(path, exc) from None
-    try:
+        copy = copying(tempfile.TemporaryFile)
         h, size = hashlib.sha256(), 0
         while block := os.read(fd, 1 << 26):
             h.update(block)
             size += len(block)
-            try:
-                copy.write(block)
-            except OSError as exc:
-                raise _no_room(path, exc) from None
-        try:
-            copy.flush()
-        except OSError as exc:
-            raise _no_room(path, exc) from None
+            copying(copy.write, block)
+        copying(copy.flush)
         _check(path, rec, h.hexdigest(), size)
-    except OSError as exc:
-        copy.close()
-        raise _readerr(path, exc) from None
-    except BaseException:
-        copy.close()
+    except BaseException as exc:
+        if copy is not None:
+            copy.close()
+        if isinstance(exc, OSError):
+            raise _readerr(path, exc) from None
         raise
     finally:
         os.close(fd)

@@ -43,8 +43,7 @@ class Report:
 
 def _walk(root: Path):
     """``(folder, its record folder or None, entries)`` of every folder under
-    ``root`` (never through a link), a subfolder of a folder qacamp wrote into
-    as a whole recorded in that folder's marker."""
+    ``root``, never through a link (a subfolder of an output folder: its marker)."""
     recdirs: dict[Path, Path | None] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         d = Path(dirpath)
@@ -192,13 +191,12 @@ def verify_tree(root: str | Path) -> Report:
     return report
 
 
-def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None]:
+def recorded_hashes(folder: str | Path, subfolders) -> dict[str, str | None]:
     """``{path relative to folder: sha256}`` of the files recorded in ``folder``'s
-    ``subfolders`` (all when None), from the records; temporary shards left out."""
+    ``subfolders``, from the records; temporary shards left out."""
     folder = Path(folder)
     out: dict[str, str | None] = {}
-    bases = [folder / s for s in subfolders] if subfolders is not None else [folder]
-    for base in bases:
+    for base in (folder / s for s in subfolders):
         for target, (rec, _f) in collect(base).items() if base.is_dir() else ():
             if not rec.temporary and os.path.lexists(target):
                 out[Path(os.path.relpath(target, folder)).as_posix()] = rec.sha256

@@ -1,12 +1,11 @@
-"""The writers: a file staged in the :func:`~.outputs.writing` block (a block
-of its own outside one), hashed and renamed into place with its record when
-the block ends; Parquet with fixed options and page checksums, so identical
-frames give identical bytes, also written a row group at a time; and the
-spill file, frames kept on disk while a command runs."""
+"""The writers (each file staged in the :func:`~.outputs.writing` block, a block
+of its own outside one): Parquet with fixed options and page checksums, also
+a row group at a time; the DuckDB index; the spill file of a command."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +18,7 @@ from ..errors import InputError, OutputError
 from . import records
 from .outputs import active, writing
 from .records import file_mode, output_error
-from .verified import check_parquet, decode
+from .verified import Damaged, SchemaMismatch, decode, open_parquet, parquet_error, read_verified
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
@@ -35,8 +34,7 @@ ROW_GROUP = 1024 * 1024
 
 @contextlib.contextmanager
 def _staging(path: str | Path, suffix: str, create: bool = True):
-    """``(temporary path, finish)``: write the temporary, then ``finish(sha256,
-    size)`` stages it for ``path``; on failure it is gone."""
+    """``(temporary path, finish(sha256, size))`` staging it for ``path``."""
     w = active()
     with contextlib.nullcontext(w) if w is not None else writing("qacamp.io", files=[path]) as w:
         try:
@@ -60,21 +58,20 @@ def _staging(path: str | Path, suffix: str, create: bool = True):
 @contextlib.contextmanager
 def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
                 hashed: bool = True) -> Iterator[Path]:
-    """A temporary path that becomes ``path`` on success.  ``create=False``: it
-    does not exist yet; ``hashed=False``: recorded without SHA-256 (DuckDB)."""
+    """A temporary path that becomes ``path`` on success (``create=False``: not
+    made yet; ``hashed=False``: recorded without SHA-256)."""
     with _staging(path, suffix or ".tmp", create) as (tmp, finish):
         yield tmp
         finish(*((records.sha256_file(tmp), os.path.getsize(tmp)) if hashed else (None, None)))
 
 
 def write_all(fd: int, view: memoryview) -> None:
-    """Write every byte of ``view`` to the descriptor ``fd``."""
     while view:
         view = view[os.write(fd, view[: 1 << 24]):]
 
 
 def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
-    """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
+    """Write ``data`` (bytes or a buffer) atomically."""
     view = memoryview(data).cast("B")
     with _staging(path, suffix) as (tmp, finish):
         fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
@@ -82,16 +79,14 @@ def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
             write_all(fd, view)
         finally:
             os.close(fd)
-        finish(records.sha256_bytes(view), view.nbytes)
+        finish(hashlib.sha256(view).hexdigest(), view.nbytes)
 
 
 def write_text(text: str, path: str | Path) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
     write_bytes(text.encode("utf-8"), path)
 
 
 def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
-    """Write ``df`` as CSV atomically with a fixed float format."""
     write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
                 ".csv")
 
@@ -106,7 +101,6 @@ def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP) -> pa.Buffer:
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    """Write ``df`` atomically as :func:`parquet_bytes`."""
     write_bytes(parquet_bytes(df), path, ".parquet")
 
 
@@ -118,10 +112,9 @@ def _os_error(exc: OSError) -> OSError:
 # --------------------------------------------------------------------------- row groups
 
 class RowGroupWriter:
-    """Arrow tables of ``schema`` appended in order, written to ``sink`` a row
-    group at a time: the bytes of :func:`parquet_bytes` of the frame they
-    concatenate to, one chunk per row group (``one_chunk``, a sorted frame) or
-    the parts' chunks."""
+    """Arrow tables appended in order, written to ``sink`` a row group at a time:
+    the bytes of :func:`parquet_bytes` of the frame they concatenate to (one
+    chunk per row group with ``one_chunk``, else the parts' chunks)."""
 
     def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP):
         import pyarrow.parquet as pq
@@ -161,7 +154,6 @@ class RowGroupWriter:
 
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
                      row_group: int = ROW_GROUP) -> None:
-    """The rows of ``parts`` (in order) to ``sink`` (:class:`RowGroupWriter`)."""
     writer = RowGroupWriter(sink, schema, one_chunk, row_group)
     for part in parts:
         writer.add(part)
@@ -170,8 +162,7 @@ def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chu
 
 def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
                         one_chunk: bool, row_group: int = ROW_GROUP) -> None:
-    """The rows of ``parts`` as one Parquet file written a row group at a time:
-    the bytes :func:`write_parquet` writes for the frame they concatenate to."""
+    """The rows of ``parts`` written as :func:`write_parquet` writes their frame."""
     import pyarrow as pa
 
     with atomic_path(path, ".parquet") as tmp:
@@ -182,17 +173,11 @@ def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str 
             raise _os_error(exc) from None
 
 
-def _before(a, b) -> bool:
-    """``a`` sorts before ``b`` (nulls last)."""
-    return b is None and a is not None or a is not None and b is not None and a < b
-
-
 class SortedWriter:
-    """Parts each sorted on ``key`` (nulls last) written to the Parquet file
-    ``path`` in the order of their stable sort on ``key``, one chunk per row
-    group.  Rows of the smallest value seen go straight to the file, the others
-    wait in ``spill`` until :meth:`close` (a smaller value coming later takes
-    the file's rows back to the spill first)."""
+    """Parts each sorted on ``key`` (nulls last) written to ``path`` in the
+    order of their stable sort: rows of the smallest value seen go to the
+    file, the others wait in ``spill`` until :meth:`close` (a smaller value
+    coming later takes the file's rows back to the spill first)."""
 
     def __init__(self, path: str, schema: pa.Schema, key: str, spill: Spill,
                  row_group: int = ROW_GROUP) -> None:
@@ -209,7 +194,7 @@ class SortedWriter:
             start += n
             if self._head == ():
                 self._head = value
-            if value != self._head and _before(value, self._head):
+            if value is not None and (self._head is None or value < self._head):
                 self._take_back()
                 self._head = value
             if value == self._head:
@@ -218,7 +203,6 @@ class SortedWriter:
                 self._later.setdefault(value, []).append(self.spill.put(rows))
 
     def _take_back(self) -> None:
-        """The rows written so far (all of the head value) to the spill."""
         import pyarrow.parquet as pq
 
         self._writer.close()
@@ -239,10 +223,8 @@ class SortedWriter:
 @contextlib.contextmanager
 def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
                    ) -> Iterator[Callable[[str, pa.Table], None]]:
-    """``<outdir>/<name>.parquet`` for each of ``schemas``, written as parts come
-    (``add(name, table)``, each sorted on ``key``) by a :class:`SortedWriter`:
-    the bytes :func:`write_parquet` writes for their stable sort on ``key``;
-    staged when the block ends.  A failed write names its file."""
+    """``<outdir>/<name>.parquet`` for each of ``schemas``, written by
+    :class:`SortedWriter` s as parts come (``add(name, table)``)."""
     with contextlib.ExitStack() as stack:
         paths = {name: Path(outdir) / f"{name}.parquet" for name in schemas}
         tmps = {name: stack.enter_context(atomic_path(paths[name], ".parquet"))
@@ -264,11 +246,9 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
 # --------------------------------------------------------------------------- DuckDB
 
 def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
-    """``<campaign_dir>/campaign.duckdb``: one view per Parquet file of its
-    :data:`INTERMEDIATE_FOLDERS` (view name = file stem; later folders win),
-    each file verified first; returns its path.  The views name their files by
-    absolute path and DuckDB writes a random identifier into every file, so it
-    is recorded without a SHA-256 and checked by its catalogue."""
+    """``<campaign_dir>/campaign.duckdb``: a view per verified Parquet file of
+    :data:`INTERMEDIATE_FOLDERS` (named by stem); recorded without SHA-256
+    (absolute paths, a random identifier), checked by its catalogue."""
     import duckdb
 
     campaign_dir = Path(campaign_dir)
@@ -280,7 +260,11 @@ def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
         views: dict[str, Path] = {}
         for folder in (campaign_dir / f for f in INTERMEDIATE_FOLDERS):
             for f in sorted(folder.glob("*.parquet")) if folder.is_dir() else ():
-                check_parquet(f)
+                data, rec = read_verified(f)  # (every file it indexes verified)
+                try:
+                    open_parquet(data, [])
+                except (Damaged, SchemaMismatch) as exc:
+                    raise parquet_error(f, rec, exc) from None
                 views[f.stem] = f.resolve()
         try:
             with atomic_path(db, ".duckdb", create=False, hashed=False) as tmp:
@@ -313,9 +297,7 @@ SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a 
 
 class Spill:
     """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
-    temporary file, which the system removes however the process ends; a frame
-    is read back batch for batch as written (its chunks decide where Parquet
-    pages end)."""
+    temporary file, read back batch for batch as written."""
 
     def __init__(self, fh) -> None:
         self.fh, self.spans, self.end = fh, [], 0
@@ -342,7 +324,6 @@ class Spill:
         return len(self.spans) - 1
 
     def get(self, handle: int) -> pa.Table:
-        """The frame of ``handle`` as an Arrow table, batch for batch as written."""
         import pyarrow as pa
 
         start, size = self.spans[handle]
