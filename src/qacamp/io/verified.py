@@ -128,9 +128,9 @@ def _plain_type(t: pa.DataType) -> bool:
 
 
 def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True) -> str | None:
-    """What is wrong with the columns of ``schema`` against ``declared`` (name ->
-    polars dtype), or None.  ``strict=False``: only the declared columns present
-    (at least one), a number of another width or an all-null column passes."""
+    """What is wrong with ``schema`` against ``declared`` (name -> polars dtype), or
+    None; ``strict=False``: only declared columns present, a number of another
+    width or an all-null column passing."""
     import pyarrow as pa
     for f in schema:
         if not _plain_type(f.type):
@@ -338,8 +338,7 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
 
 class RowGroups:
     """A verified Parquet table decoded a row group at a time (a batch of runs
-    decodes only the row groups holding its rows); ``opener(dictionary)`` opens
-    the checked file, ``error`` makes the error for a damaged row group."""
+    decodes only the row groups holding its rows)."""
 
     def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
                  error: Callable[[Exception], Exception]) -> None:
