@@ -139,7 +139,7 @@ def replicate(ingest: Path, k: int) -> Path:
     import pyarrow.parquet as pq
 
     from qacamp.io import write_bytes, writing
-    from qacamp.io.parquet import ROW_GROUP, WRITE_OPTIONS
+    from qacamp.io.writers import ROW_GROUP, WRITE_OPTIONS
     from qacamp.scoring.runtables import RUN_TABLES
     from qacamp.tables import SCHEMAS
 

@@ -156,13 +156,13 @@ class Phases:
     def __init__(self) -> None:
         self.sec: dict[str, dict[str, float]] = {}
         import qacamp.io
-        import qacamp.io.streams
+        import qacamp.io.writers
         for name in self.STEPS:
             self._wrap(scoring, name, name)
         self._wrap(scoring.frames.Collector, "finish", "output frames (Collector.finish)")
         self._wrap(qacamp.io, "read_parquet", "read verified ingest tables")
-        self._wrap(qacamp.io.streams.SortedWriter, "add", "encode Parquet row groups")
-        self._wrap(qacamp.io.streams.SortedWriter, "close", "last row groups, close files")
+        self._wrap(qacamp.io.writers.SortedWriter, "add", "encode Parquet row groups")
+        self._wrap(qacamp.io.writers.SortedWriter, "close", "last row groups, close files")
         self._wrap(qacamp.cli.score, "_write", "runs_wide, write runs.csv")
         gen = scoring.score_batches
 

@@ -20,8 +20,7 @@ from qacamp import tables
 from qacamp.autojudge import MAX_INPUT, MAX_TIMEOUTS
 from qacamp.ingest import auto, ingest_campaign, read_campaign, resolved_campaign, write_ingest
 from qacamp.ingest.accumulator import Acc
-from qacamp.io import spilling, write_parquet_parts
-from qacamp.io.parquet import ROW_GROUP, parquet_bytes
+from qacamp.io import ROW_GROUP, parquet_bytes, spilling, write_parquet_parts
 
 DATA = SHARED_DATA / "trec-qa"
 RUNS = 7

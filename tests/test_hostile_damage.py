@@ -242,7 +242,7 @@ def test_a_users_parquet_matrix_is_parsed_in_a_child(camp, tmp_path, capfd, monk
     """Truncation, a valid footer over garbage, absurd lengths, maxed footer
     bytes: one clean error naming the file, or the same numbers; and if the
     Parquet library dies on the bytes, still one clean error."""
-    from qacamp.io import parquet
+    from qacamp.io import verified
     from qacamp.readers.matrix import read_matrix_table
 
     good_frame = pl.DataFrame({"a": [0.1, 0.5, 0.9], "b": [0.2, 0.4, 1.0]})
@@ -272,7 +272,7 @@ def test_a_users_parquet_matrix_is_parsed_in_a_child(camp, tmp_path, capfd, monk
         err = capfd.readouterr().err
         assert not any(p in err for p in PANIC), (what, err)
     # the child dies (an abort of the C++ library): one error, this process lives on
-    monkeypatch.setattr(parquet, "_CHILD", "import os; os.abort()")
+    monkeypatch.setattr(verified, "_CHILD", "import os; os.abort()")
     path.write_bytes(good)
     rc = main(["reliability", "swap", "--matrix", str(path), "--sizes", "1:2", "--trials", "2",
                "--out", str(tmp_path / "s.parquet")])

@@ -18,9 +18,8 @@ from paths import ROOT, SHARED_DATA
 from qacamp import tables
 from qacamp.cli import main
 from qacamp.ingest import ingest_campaign, read_campaign, resolved_campaign, write_ingest
-from qacamp.io import spilling
-from qacamp.io.parquet import ROW_GROUP, parquet_bytes
-from qacamp.io.streams import write_row_groups
+from qacamp.io import ROW_GROUP, parquet_bytes, spilling
+from qacamp.io.writers import write_row_groups
 
 DEMO = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["campaigns"]
 TREC = SHARED_DATA / "trec-qa"

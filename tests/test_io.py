@@ -142,14 +142,13 @@ def test_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path, monkeypat
 
 
 def test_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
-    import qacamp.io.streams
     import qacamp.io.writers
 
     ingest = _ingest_dir(tmp_path)
     capsys.readouterr()
     monkeypatch.setattr(qacamp.io.writers, "write_all", _no_space)
     # (the score tables are written a row group at a time by the Parquet writer)
-    monkeypatch.setattr(qacamp.io.streams.RowGroupWriter, "close", _no_space)
+    monkeypatch.setattr(qacamp.io.writers.RowGroupWriter, "close", _no_space)
     assert main(["score", "--ingest", str(ingest), "--out", str(tmp_path / "scores")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err

@@ -22,8 +22,8 @@ from workflow_util import qacamp_in_root
 import qacamp.ingest.trec
 import qacamp.scoring
 from qacamp.cli import main
-from qacamp.io.parquet import parquet_bytes
-from qacamp.io.streams import SortedWriter, spilling
+from qacamp.io import parquet_bytes, spilling
+from qacamp.io.writers import SortedWriter
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]

@@ -2,7 +2,7 @@
 shard of runs, not the campaign).
 
 `qacamp score` reads responses, judgments and nugget matches through
-:class:`qacamp.io.parquet.RowGroups`: each batch decodes only the row groups
+:class:`qacamp.io.verified.RowGroups`: each batch decodes only the row groups
 holding its runs' rows, and the campaign-level facts come from one scan of a
 few columns (:func:`qacamp.scoring.runtables.survey`).  These tests check that
 this gives exactly the frames of the tables read whole, on demo campaigns

@@ -193,7 +193,7 @@ def differing_files(a: Path, b: Path) -> list[str]:
     """Relative paths of files that differ between two output folders (or exist in
     one only): bytes for every file, the views' rows for campaign.duckdb (its
     bytes hold a random database id and the views absolute paths; see
-    qacamp.io.write_duckdb)."""
+    qacamp.io.write_campaign_duckdb)."""
     fa, fb = tree_files(a), tree_files(b)
     out = sorted(set(fa) ^ set(fb))
     for rel in sorted(set(fa) & set(fb)):

@@ -52,8 +52,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import OutputError
-from ..io import Spill, write_parquet, write_parquet_parts, write_text, writing
-from ..io.parquet import ROW_GROUP
+from ..io import ROW_GROUP, Spill, write_parquet, write_parquet_parts, write_text, writing
 from ..kinds import KINDS
 from ..tables import SCHEMAS, canonical_order, conform, empty
 from .accumulator import Acc

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ..io.parquet import ROW_GROUP
+from ..io import ROW_GROUP
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
 if TYPE_CHECKING:

@@ -1,15 +1,7 @@
-"""Claiming outputs and writing them all or nothing, atomically and recorded.
-
-Every command that writes runs inside one :func:`writing` block: its outputs
-are claimed and locked first (never an input, a link, a device, a pipe, a
-folder of other files, a file qacamp did not write; ``force`` takes over the
-last two), the writers (:func:`write_parquet`, :func:`write_bytes`, ...)
-stage files in the writer's temporary folder inside the marker, and at the
-end the records are written and every file renamed into place; an error
-leaves nothing.  A writer called outside a block is a block of its own
-(the writers: :mod:`.writers`).  docs/architecture.md ("Files: qacamp.io")
-describes the rules.
-"""
+"""A command's outputs claimed, locked and written all or nothing in one
+:func:`writing` block: the writers (:mod:`.writers`) stage files in the
+marker, and at the end the records are written and every file renamed into
+place (docs/architecture.md, "Files: qacamp.io")."""
 
 from __future__ import annotations
 
@@ -62,16 +54,12 @@ class Writing:
         return str(path)
 
     # ------------------------------------------------------------------ claims
-    def add_inputs(self, paths: Iterable[str | Path]) -> None:
-        """Inputs of the command (files or folders): never an output; files are
-        recorded with their SHA-256 when the block ends."""
-        for p in paths:
-            self.inputs.setdefault(Path(os.path.abspath(p)), None)
-            self.given.setdefault(Path(os.path.abspath(p)), os.fspath(p))
-
-    def note_read(self, path: str | Path, sha256: str) -> None:
-        self.inputs[Path(os.path.abspath(path))] = sha256
-        self.given.setdefault(Path(os.path.abspath(path)), os.fspath(path))
+    def add_input(self, path: str | Path, sha256: str | None = None) -> None:
+        """An input of the command (a file or folder, never an output; a file is
+        recorded with its SHA-256, given when it was read)."""
+        key = Path(os.path.abspath(path))
+        self.inputs[key] = sha256 or self.inputs.get(key)
+        self.given.setdefault(key, os.fspath(path))
 
     def _check_not_input(self, path: Path) -> None:
         for inp in self.inputs:
@@ -180,8 +168,7 @@ class Writing:
     def prepare(self, path: str | Path, suffix: str, create: bool = True
                 ) -> tuple[Path, Path, Path]:
         """Check that ``path`` may be (re)written now: ``(target, root, a new
-        temporary path for it)``, the temporary in this writer's folder of
-        ``root``'s marker (same file system: renamed at the end)."""
+        temporary path for it in this writer's folder of root's marker)``."""
         target = Path(os.path.abspath(path))
         root = target.parent if target in self.files else next(
             (d for d in sorted(self.dirs, key=lambda d: -len(d.parts))
@@ -215,10 +202,8 @@ class Writing:
 
     def stage(self, target: Path, root: Path, tmp: Path, sha256: str | None,
               size: int | None) -> None:
-        old = self.staged.pop(target, None)
-        if old is not None:
-            with contextlib.suppress(OSError):
-                old[0].unlink()
+        with contextlib.suppress(OSError, KeyError):
+            self.staged.pop(target)[0].unlink()
         self.staged[target] = (tmp, root, sha256, size)
 
     # ------------------------------------------------------------------ end
@@ -268,8 +253,11 @@ class Writing:
             note(self.replacing[t])
         for folder in self.dirs:  # what this step wrote before and not now
             for target, rp in list(records.iter_records(folder)):
-                rec = _load(rp, target)
-                if rec is None or rec.step != self.step or target in self.staged:
+                try:
+                    rec = records.load(rp, target)
+                except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
+                    continue
+                if rec.step != self.step or target in self.staged:
                     continue
                 if not os.path.lexists(target):
                     with contextlib.suppress(OSError):
@@ -297,13 +285,6 @@ class Writing:
         self.locks.clear()
 
 
-def _load(rp: Path, target: Path) -> Record | None:
-    try:
-        return records.load(rp, target)
-    except Exception:  # noqa: BLE001 - a damaged record of another step: leave it
-        return None
-
-
 def active() -> Writing | None:
     """The :class:`Writing` block the current code runs in, if any."""
     return _ACTIVE.get()
@@ -314,15 +295,15 @@ def writing(step: str, *, files: Iterable[str | Path | None] = (),
             dirs: Iterable[str | Path | None] = (), inputs: Iterable[str | Path | None] = (),
             force: bool = False, temporary: bool = False,
             invalidates: Iterable[str | Path] = ()) -> Iterator[Writing]:
-    """Claim output ``files`` and folders ``dirs`` of command ``step`` (e.g.
-    ``"qacamp score"``), given its ``inputs``, and write them all or nothing
-    (``None`` entries: options not given).  ``temporary``: shards the workflow
-    deletes once merged.  ``invalidates``: files built from what the command
-    replaces, removed first if they are as qacamp wrote them (else named).
-    Inside another block, the claims join that block."""
+    """Claim output ``files`` and folders ``dirs`` of command ``step`` given its
+    ``inputs`` (``None`` entries: options not given) and write them all or
+    nothing; ``temporary``: shards; ``invalidates``: files removed first if
+    qacamp wrote them.  Inside another block, the claims join that block."""
     outer = _ACTIVE.get()
     w = outer or Writing(step, force, temporary)
-    w.add_inputs(p for p in inputs if p is not None)
+    for p in inputs:
+        if p is not None:
+            w.add_input(p)
     token = None if outer else _ACTIVE.set(w)
     try:
         for d in dirs:

@@ -1,13 +1,6 @@
-"""What qacamp owns: a file whose bytes equal its record, and nothing else.
-
-A folder qacamp writes into holds ``.qacamp-output/`` (:data:`MARKER`) with
-one JSON record per file (``file, step, sha256, size, inputs, temporary``;
-docs/architecture.md, "Files: qacamp.io").  :func:`status` and
-:func:`remove_owned` are the one rule for every removal; nothing is read or
-written through a symbolic link (:func:`link_on_way`); temporary files live
-in a folder per writer inside the marker (:func:`temp_dir`), removed once its
-process is gone; :func:`lock` admits one writer per output path.
-"""
+"""What qacamp owns (a file whose bytes equal its record in the folder's
+``.qacamp-output/``), symbolic links, the writers' temporary folders and the
+locks of outputs (docs/architecture.md, "Files: qacamp.io")."""
 
 from __future__ import annotations
 
@@ -50,10 +43,6 @@ class Record:
                "size": self.size, "inputs": dict(sorted(self.inputs.items())),
                "temporary": self.temporary}
         return json.dumps(doc, indent=1, sort_keys=True) + "\n"
-
-
-def sha256_bytes(data) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def sha256_file(path: str | Path) -> str:
@@ -153,8 +142,7 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
 
 
 def record_of(target: str | Path) -> tuple[Path, Record] | None:
-    """``(folder, record)`` of ``target`` in the marker of the nearest folder
-    above it that has one; None without such a record."""
+    """``(folder, record)`` of ``target`` from the nearest marker above it, or None."""
     target = Path(os.path.abspath(target))
     root = next((p for p in target.parents if is_marked(p)), None)
     rp = root and record_path(root, target)
@@ -162,8 +150,8 @@ def record_of(target: str | Path) -> tuple[Path, Record] | None:
 
 
 def status(target: Path, rec: Record | None) -> str:
-    """``ok`` (bytes equal the record; a record without SHA-256: a file is
-    there), ``changed``, ``missing`` or ``unrecorded``."""
+    """``ok``, ``changed``, ``missing`` or ``unrecorded`` (a record without
+    SHA-256 is ``ok`` when a regular file is there)."""
     if not os.path.lexists(target):
         return "missing"
     if rec is None:
@@ -174,8 +162,7 @@ def status(target: Path, rec: Record | None) -> str:
 
 
 def remove_owned(target: Path, root: Path, rec: Record) -> bool:
-    """Delete ``target`` and its record if its bytes equal the record; else
-    touch nothing and return False."""
+    """Delete ``target`` and its record if its bytes equal the record, else return False."""
     if rec.sha256 is None or link_on_way(root, target) or status(target, rec) != "ok":
         return False
     for p in (target, record_path(root, target)):
@@ -197,12 +184,10 @@ def iter_records(folder: str | Path):
 
 
 def input_key(path: str | Path, root: str | Path) -> str:
-    """How a record names an input: relative to the record's folder when the
-    command was given a relative path, else absolute."""
-    text = os.fspath(path)
-    if os.path.isabs(text):
-        return os.path.normpath(text)
-    return Path(os.path.relpath(os.path.abspath(text), os.path.abspath(root))).as_posix()
+    """An input as a record names it: relative to ``root`` if given relative."""
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
 
 
 def input_path(key: str, root: str | Path) -> Path:
@@ -238,8 +223,8 @@ def _started(pid: int) -> str:
 
 
 def _gone(name: str) -> bool:
-    """Whether the process of the temporary folder ``name`` (host.pid.start.x)
-    has ended; a process of another host is never judged."""
+    """Whether the process of the temporary folder ``name`` (host.pid.start.x,
+    of this host) has ended."""
     host, pid, started = [*name.rsplit(".", 3), "", "", ""][:3]
     if host != socket.gethostname() or not pid.isdigit():
         return False
@@ -253,8 +238,7 @@ def _gone(name: str) -> bool:
 
 
 def sweep_temps(folder: Path) -> None:
-    """Remove from ``folder``'s marker the temporary folders of ended
-    processes and the lock files nobody holds."""
+    """Remove the temporary folders of ended processes and unheld lock files."""
     marker = Path(folder) / MARKER
     with contextlib.suppress(OSError):
         for entry in list(os.scandir(marker / TMP)):
@@ -274,8 +258,7 @@ def sweep_temps(folder: Path) -> None:
 
 
 def temp_dir(folder: Path) -> Path:
-    """A new private temporary folder in ``folder``'s marker, named by this
-    process (``host.pid.start.random``)."""
+    """A new private temporary folder in ``folder``'s marker (``host.pid.start.random``)."""
     sweep_temps(folder)
     base = Path(folder) / MARKER / TMP
     me = f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}."
@@ -308,9 +291,8 @@ def holder(path: Path) -> str:
 
 def lock(path: Path, shown: str | None = None, lockfile: Path | None = None
          ) -> tuple[int, Path | None]:
-    """An exclusive flock on the folder ``path`` itself, or on ``lockfile``
-    (a file output's, removed again by :func:`unlock`); :class:`BusyError`
-    naming the holder when another process has it."""
+    """An exclusive flock on the folder ``path`` or on ``lockfile`` (a file
+    output's); :class:`BusyError` naming the holder when another has it."""
     for _ in range(20):
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW) if lockfile is None \
             else os.open(lockfile, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)

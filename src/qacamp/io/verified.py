@@ -1,63 +1,45 @@
-"""Reading what qacamp wrote, only when its bytes equal its record; the
-DuckDB index over those files.
-
-A file without a record is refused before it is read ("no record: qacamp did
-not write it or its record was removed"), one whose bytes (read once,
-hashed) differ from its record as changed; Parquet is then parsed from those
-bytes and its columns compared with the schema the caller declares.  The
-scoring's run tables are copied to an unnamed temporary file while hashed
-and decoded from it a row group at a time.  Inside a :func:`~qacamp.io.writing`
-block each file read becomes a recorded input of the outputs.
-"""
+"""Reading what qacamp wrote only when its bytes equal its record (then parsed
+from those bytes, Parquet's columns compared with the caller's schema), and a
+user's Parquet file parsed in a child process (docs/architecture.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ..errors import InputError, OutputError
+from ..errors import InputError
 from . import records
-from .outputs import active, writing
-from .parquet import (
-    Damaged,
-    RowGroups,
-    SchemaMismatch,
-    open_parquet,
-    parse_parquet,
-    parse_untrusted,
-)
-from .writers import atomic_path
+from .outputs import active
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
-REBUILD = "rebuild with the qacamp command that writes it (the workflow's command rebuilds it)"
+class Damaged(ValueError):
+    """The bytes are not a readable Parquet file."""
 
 
-def changed_error(path, step: str, recorded: str | None, now: str) -> InputError:
-    return InputError(path, None, f"changed since `{step}` wrote it (sha256 "
-                      f"{(recorded or '?')[:16]}... recorded, {now[:16]}... now)",
-                      f"rerun the same command to rebuild it (the workflow rebuilds it; by "
-                      f"hand, rerun `{step}`)")
+class SchemaMismatch(ValueError):
+    """The file's columns are not the declared ones."""
 
 
 def _open(path: Path, fix: str | None) -> tuple[int, os.stat_result, records.Record]:
-    """A descriptor on the regular file ``path`` (never a link, never blocking)
-    and qacamp's record of it; InputError without a record."""
+    """A descriptor on the regular file ``path`` (never a link) and its record."""
     found = records.record_of(path)
     if found is None or found[1].sha256 is None:
         if not os.path.lexists(path):
             raise InputError(path, None, "file not found", "run the workflow step that writes it")
         raise InputError(path, None, "no record: qacamp did not write it or its record was "
-                         "removed", fix or REBUILD)
+                         "removed", fix or "rebuild with the qacamp command that writes it (the "
+                         "workflow's command rebuilds it)")
     try:
         fd = os.open(path, os.O_RDONLY | records.NOFOLLOW)
     except OSError as exc:
@@ -75,9 +57,12 @@ def _open(path: Path, fix: str | None) -> tuple[int, os.stat_result, records.Rec
 
 def _check(path: Path, rec: records.Record, sha: str, size: int) -> records.Record:
     if rec.sha256 != sha or rec.size != size:
-        raise changed_error(path, rec.step, rec.sha256, sha)
+        raise InputError(path, None, f"changed since `{rec.step}` wrote it (sha256 "
+                         f"{(rec.sha256 or '?')[:16]}... recorded, {sha[:16]}... now)",
+                         f"rerun the same command to rebuild it (the workflow rebuilds it; by "
+                         f"hand, rerun `{rec.step}`)")
     if active() is not None:
-        active().note_read(path, sha)
+        active().add_input(path, sha)
     return rec
 
 
@@ -87,8 +72,7 @@ def _readerr(path: Path, exc: OSError) -> InputError:
 
 
 def read_verified(path: str | Path, fix: str | None = None) -> tuple[bytearray, records.Record]:
-    """The bytes of ``path`` and qacamp's record of it, refused unless they
-    match (``fix``: what to do about a file without a record)."""
+    """The bytes of ``path`` and qacamp's record of it, refused unless they match."""
     path = Path(path)
     fd, st, rec = _open(path, fix)
     try:
@@ -102,7 +86,7 @@ def read_verified(path: str | Path, fix: str | None = None) -> tuple[bytearray, 
         raise _readerr(path, exc) from None
     finally:
         os.close(fd)
-    return data, _check(path, rec, records.sha256_bytes(data), len(data))
+    return data, _check(path, rec, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -127,8 +111,150 @@ def read_json(path: str | Path, what: str = "file") -> dict:
     return doc
 
 
+# --------------------------------------------------------------------------- Parquet
+
+def _is_string(t: pa.DataType) -> bool:
+    import pyarrow as pa
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _plain_type(t: pa.DataType) -> bool:
+    """The column types qacamp writes: numbers, booleans, strings, nulls and lists of them."""
+    import pyarrow as pa
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _plain_type(t.value_type)
+    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            or _is_string(t) or pa.types.is_null(t))
+
+
+def schema_problem(schema: pa.Schema, declared: dict | None, strict: bool = True) -> str | None:
+    """What is wrong with ``schema`` against ``declared`` (name -> polars dtype), or
+    None; ``strict=False``: only declared columns present, a number of another
+    width or an all-null column passing."""
+    import pyarrow as pa
+    for f in schema:
+        if not _plain_type(f.type):
+            return f"column {f.name!r} has the type {f.type}, which qacamp never writes"
+    if declared is None:
+        return None
+    # (an empty table made from batches: Schema.empty_table() imports pandas)
+    plain = pa.schema([f.remove_metadata() for f in schema])
+    got = pl.from_arrow(pa.Table.from_batches([], schema=plain)).schema
+    missing = [c for c in declared if c not in got]
+    extra = [c for c in got if c not in declared]
+    if not strict:
+        if len(missing) == len(declared):
+            return f"has none of the expected columns {', '.join(declared)} (another file?)"
+        missing = extra = []
+    if missing or extra:
+        return " and ".join([f"lacks the column(s) {', '.join(missing)}"] * bool(missing) + [
+            f"has the unexpected column(s) {', '.join(extra)}"] * bool(extra)
+        ) + " (another table's file?)"
+    for col, dtype in declared.items():
+        usable = col in got and (got[col] == pl.Null or got[col].is_numeric() and dtype.is_numeric())
+        if col in got and got[col] != dtype and (strict or not usable):
+            return f"column {col!r} is {got[col]}, not {dtype}"
+    return None
+
+
+def _detail(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:160] or type(exc).__name__
+
+
+def open_parquet(source, columns: list[str] | None = None, declared: dict | None = None,
+                 strict: bool = True, dictionary: list[str] | None = None) -> pq.ParquetFile:
+    """The Parquet file in ``source`` (bytes, buffer or file), its columns checked
+    against ``declared`` and ``columns``; ``dictionary``: strings as dictionaries."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not isinstance(source, pa.NativeFile):
+        source = pa.BufferReader(source if isinstance(source, pa.Buffer) else pa.py_buffer(source))
+    try:
+        pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True)
+        problem = schema_problem(pf.schema_arrow, declared, strict)
+        if problem is None and columns is not None:
+            unknown = [c for c in columns if c not in pf.schema_arrow.names]
+            problem = f"lacks the column(s) {', '.join(unknown)}" if unknown else None
+        if problem is None and dictionary:  # the same file, its strings as dictionaries
+            pf = pq.ParquetFile(source, pre_buffer=False, page_checksum_verification=True,
+                                read_dictionary=dictionary)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return pf
+
+
+def decode(read) -> pa.Table:
+    """The table ``read()`` decodes, its fields' metadata dropped."""
+    import pyarrow as pa
+    try:
+        table = read()
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types
+        raise Damaged(_detail(exc)) from None
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(
+        [f.remove_metadata() for f in table.schema]))
+
+
+def parse_parquet(data, columns: list[str] | None = None, declared: dict | None = None,
+                  strict: bool = True) -> pa.Table:
+    pf = open_parquet(data, columns, declared, strict)
+    table = decode(lambda: pf.read(columns=columns, use_threads=False))
+    if declared is not None and columns is None and strict:
+        table = table.select(list(declared))
+    return table
+
+
+#: The child of :func:`parse_untrusted`: Parquet on stdin, checked in full, the
+#: table on stdout as Arrow IPC.  (os._exit: Arrow's thread pools, torn down at
+#: the interpreter's exit, now and then abort the process; Arrow issue 34314.)
+_CHILD = """
+import os, sys
+import pyarrow as pa, pyarrow.parquet as pq
+data = sys.stdin.buffer.read()
+try:
+    table = pq.read_table(pa.BufferReader(data), thrift_string_size_limit=len(data),
+                          thrift_container_size_limit=len(data),
+                          page_checksum_verification=True, use_threads=False)
+    table.validate(full=True)
+except Exception as exc:
+    sys.stderr.write(" ".join(str(exc).split())[:160] or type(exc).__name__)
+    sys.stderr.flush()
+    os._exit(3)
+sink = pa.BufferOutputStream()
+with pa.ipc.new_stream(sink, table.schema) as w:
+    w.write_table(table)
+sys.stdout.buffer.write(sink.getvalue())
+sys.stdout.buffer.flush()
+os._exit(0)
+"""
+
+
+def parse_untrusted(data) -> pa.Table:
+    """The table in Parquet ``data`` of unknown origin, parsed and validated in a
+    child process; :class:`Damaged` for anything it cannot read or a crash."""
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    if len(data) < 12 or bytes(data[:4]) != b"PAR1" or bytes(data[-4:]) != b"PAR1":
+        raise Damaged("no Parquet magic bytes at its start and end")
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=bytes(data),
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise Damaged(why[-1][:160] if proc.returncode == 3 and why else
+                      f"the Parquet reader failed on it (exit status {proc.returncode})")
+    table = pa.ipc.open_stream(pa.py_buffer(proc.stdout)).read_all()
+    problem = schema_problem(table.schema, None)
+    if problem is not None:
+        raise SchemaMismatch(problem)
+    return decode(lambda: table)
+
+
 def parquet_error(path: Path, rec: records.Record, exc: Exception) -> InputError:
-    """The error naming ``path`` for a :class:`SchemaMismatch` or :class:`Damaged`."""
     if isinstance(exc, SchemaMismatch):
         return InputError(path, None, str(exc), f"rerun `{rec.step}` to rebuild it (it may come "
                           "from another version of qacamp)")
@@ -139,11 +265,10 @@ def parquet_error(path: Path, rec: records.Record, exc: Exception) -> InputError
 def read_parquet(path: str | Path, columns: list[str] | None = None,
                  where: pl.Expr | None = None, schema: dict | None = None,
                  fix: str | None = None, strict: bool = True) -> pl.DataFrame:
-    """A Parquet file qacamp wrote as a polars frame (verified), its columns
-    compared with ``schema`` (name -> dtype, in that order) when given; only
-    ``columns`` and the rows matching ``where`` if given.  ``fix``: what to do
-    about a file without a record; ``strict=False`` compares only the declared
-    columns present.  Every problem is an InputError naming the file."""
+    """A Parquet file qacamp wrote (verified; only ``columns`` and the rows
+    matching ``where`` if given) as a polars frame, its columns compared with
+    ``schema`` (name -> dtype, in order; ``strict=False``: only the declared
+    columns present).  ``fix``: what to do about a file without a record."""
     data, rec = read_verified(path, fix)
     wanted = columns
     if columns is not None and where is not None:
@@ -156,67 +281,47 @@ def read_parquet(path: str | Path, columns: list[str] | None = None,
     return df.select(columns) if columns is not None and wanted != columns else df
 
 
-def parquet_file_bytes(path: str | Path, schema: dict | None = None) -> bytearray:
-    """The bytes of a Parquet file qacamp wrote, verified (record, schema), rows not decoded."""
-    data, rec = read_verified(path)
-    try:
-        open_parquet(data, [], schema)
-    except (Damaged, SchemaMismatch) as exc:
-        raise parquet_error(Path(path), rec, exc) from None
-    return data
-
-
-def check_parquet(path: str | Path, schema: dict | None = None) -> None:
-    """Verify a Parquet file (record, schema) without keeping its rows."""
-    parquet_file_bytes(path, schema)
-
-
 def read_given_parquet(path: str | Path, data) -> pa.Table:
-    """The table in ``data``, read by a reader from a Parquet file a user gave:
-    verified when qacamp recorded it (the workflow's ``ingest/matrix.parquet``),
-    else parsed and checked in full in a child process; raises
-    :class:`Damaged` or :class:`SchemaMismatch`."""
+    """The table in ``data``, from a Parquet file a user gave: verified when
+    qacamp recorded it (``ingest/matrix.parquet``), else :func:`parse_untrusted`."""
     found = records.record_of(path)
     if found is None or found[1].sha256 is None:
         return parse_untrusted(data)
-    _check(Path(path), found[1], records.sha256_bytes(data), len(data))
+    _check(Path(path), found[1], hashlib.sha256(data).hexdigest(), len(data))
     return parse_parquet(data)
 
 
 def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
                     ) -> RowGroups:
-    """A Parquet file qacamp wrote, read later a row group at a time
-    (:class:`~.parquet.RowGroups`) from a private copy in an unnamed temporary
-    file, made while it is hashed and verified: what is decoded is what was
-    verified, and memory holds one row group's bytes at a time."""
+    """A Parquet file qacamp wrote, read a row group at a time from a private
+    copy (an unnamed temporary file) made while it is hashed and verified."""
     import pyarrow as pa
 
     path = Path(path)
     fd, _st, rec = _open(path, None)
+    copy = None
+
+    def copying(call, *args):  # (a failure of the copy: no room in the temporary folder)
+        try:
+            return call(*args)
+        except OSError as exc:
+            raise InputError(path, None, "cannot make a private copy of it in the temporary "
+                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                             "free space there, or set TMPDIR to a folder with space") from None
     try:
-        copy = tempfile.TemporaryFile()
-    except OSError as exc:
-        os.close(fd)
-        raise _no_room(path, exc) from None
-    try:
+        copy = copying(tempfile.TemporaryFile)
         h, size = hashlib.sha256(), 0
         while block := os.read(fd, 1 << 26):
             h.update(block)
             size += len(block)
-            try:
-                copy.write(block)
-            except OSError as exc:
-                raise _no_room(path, exc) from None
-        try:
-            copy.flush()
-        except OSError as exc:
-            raise _no_room(path, exc) from None
+            copying(copy.write, block)
+        copying(copy.flush)
         _check(path, rec, h.hexdigest(), size)
-    except OSError as exc:
-        copy.close()
-        raise _readerr(path, exc) from None
-    except BaseException:
-        copy.close()
+    except BaseException as exc:
+        if copy is not None:
+            copy.close()
+        if isinstance(exc, OSError):
+            raise _readerr(path, exc) from None
         raise
     finally:
         os.close(fd)
@@ -231,95 +336,64 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
     return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc))
 
 
-def _no_room(path: Path, exc: OSError) -> InputError:
-    return InputError(path, None, "cannot make a private copy of it in the temporary folder "
-                      f"{tempfile.gettempdir()} ({exc.strerror or exc})",
-                      "free space there, or set TMPDIR to a folder with space")
+class RowGroups:
+    """A verified Parquet table decoded a row group at a time (a batch of runs
+    decodes only the row groups holding its rows)."""
 
+    def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
+                 error: Callable[[Exception], Exception]) -> None:
+        self._pf, self._opener, self._coded = opener(None), opener, None
+        self.columns, self._error = list(columns), error
+        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
+        self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
 
-# --------------------------------------------------------------------------- DuckDB
-
-#: The folders of a campaign holding its intermediates (Parquet files that
-#: get a DuckDB view, and whose hashes manifest.json lists), in order.
-INTERMEDIATE_FOLDERS = ("ingest", "scores", "reliability")
-
-
-def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
-    """``<campaign_dir>/campaign.duckdb``: one view per Parquet file of its
-    ``ingest/``, ``scores/`` and ``reliability/`` folders.  Returns its path."""
-    campaign_dir = Path(campaign_dir)
-    if not campaign_dir.is_dir():
-        raise InputError(campaign_dir, None, "campaign folder not found",
-                         "give results/<campaign> (the folder holding ingest/ and scores/)")
-    write_duckdb(campaign_dir / "campaign.duckdb", [campaign_dir / f for f in INTERMEDIATE_FOLDERS])
-    return campaign_dir / "campaign.duckdb"
-
-
-def _views(con, views: dict[str, Path]) -> None:
-    for name, path in sorted(views.items()):
-        lit, ident = str(path).replace("'", "''"), name.replace('"', '""')
-        con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM read_parquet(\'{lit}\')')
-
-
-def write_duckdb(db: str | Path, folders: list[Path]) -> None:
-    """A DuckDB file with one view per Parquet file in ``folders`` (view name =
-    file stem; later folders win), each file verified first.  The views name
-    their files by absolute path and DuckDB writes a random identifier into
-    every file: neither relocatable nor byte-reproducible, so it is recorded
-    without a SHA-256 and checked by its catalogue (:func:`duckdb_problem`)."""
-    import duckdb
-
-    with writing("qacamp duckdb", files=[db]):
-        views: dict[str, Path] = {}
-        for folder in folders:
-            for f in sorted(Path(folder).glob("*.parquet")) if Path(folder).is_dir() else ():
-                check_parquet(f)
-                views[f.stem] = f.resolve()
+    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
         try:
-            with atomic_path(db, ".duckdb", create=False, hashed=False) as tmp:
-                con = duckdb.connect(str(tmp))
-                try:
-                    _views(con, views)
-                    con.execute("CHECKPOINT")
-                finally:
-                    con.close()
-                    with contextlib.suppress(OSError):
-                        os.unlink(f"{tmp}.wal")
-        except duckdb.IOException as exc:
-            raise OutputError(db, " ".join(str(exc).split())[:200],
-                              "free disk space or fix the folder's permissions, then rerun"
-                              ) from None
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+        except Damaged as exc:
+            raise self._error(exc) from None
 
+    def _group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns`` (the last one is kept: batches share one)."""
+        if self._last is None or self._last[0] != (g, tuple(columns)):
+            self._last = ((g, tuple(columns)), self._read(self._pf, g, columns))
+        return self._last[1]
 
-_CATALOG = """select 'view', view_name, sql from duckdb_views() where not internal
-union all select 'table', table_name, sql from duckdb_tables()
-union all select 'sequence', sequence_name, sql from duckdb_sequences()
-union all select 'index', index_name, sql from duckdb_indexes()
-union all select 'macro', function_name, macro_definition from duckdb_functions()
-  where not internal and function_type in ('macro', 'table_macro')
-union all select 'type', type_name, '' from duckdb_types() where not internal
-union all select 'schema', schema_name, '' from duckdb_schemas() where not internal
-order by 1, 2, 3"""
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        if self._coded is None:
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
+                                        if f.name in self.columns and _is_string(f.type)])
+        return self._read(self._coded, g, columns)
 
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
 
-def duckdb_problem(db: Path, rec: records.Record, root: Path) -> str | None:
-    """What differs between the catalogue of the DuckDB file ``db`` (views,
-    tables, macros, ...) and the views ``qacamp duckdb`` writes for the
-    Parquet files its record ``rec`` lists; None when nothing does."""
-    import duckdb
+    def chunks(self, columns: list[str] | None = None, coded: bool = False
+               ) -> Iterator[pl.DataFrame]:
+        """``columns``, a frame per row group (one if empty); ``coded``: strings as Categorical."""
+        columns = list(columns or self.columns)
+        if not self._pf.num_row_groups:
+            yield self._empty(columns)
+        for g in range(self._pf.num_row_groups):
+            yield pl.from_arrow(self._coded_group(g, columns) if coded
+                                else self._group(g, columns))
 
-    views = {(p := records.input_path(k, root)).stem: p.resolve()
-             for k in sorted(rec.inputs) if k.endswith(".parquet")}
-    try:
-        with duckdb.connect(":memory:") as want:
-            _views(want, views)
-            expected = want.execute(_CATALOG).fetchall()
-    except duckdb.Error:
-        return "a Parquet file it indexes is missing"
-    try:
-        with duckdb.connect(str(db), read_only=True) as con:
-            found = con.execute(_CATALOG).fetchall()
-    except duckdb.Error as exc:
-        return f"not a DuckDB file qacamp can open ({' '.join(str(exc).split())[:80]})"
-    return None if found == expected else \
-        "its views or other objects differ from those `qacamp duckdb` writes"
+    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+             ) -> pl.DataFrame:
+        """The rows whose ``key`` is one of ``values``, in file order."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        columns, wanted = list(columns or self.columns), frozenset(values)
+        if key not in self._values:
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist()) for g in range(self._pf.num_row_groups)]
+        parts = []
+        for g, present in enumerate(self._values[key]):
+            if present & wanted:
+                table = self._group(g, columns)
+                if not present <= wanted:
+                    col = table.column(key)
+                    table = table.filter(pc.is_in(col, pa.array(sorted(wanted), type=col.type)))
+                parts.append(table)
+        return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)

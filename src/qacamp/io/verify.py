@@ -1,9 +1,7 @@
-"""Checking a results folder against qacamp's records (:func:`verify_tree`,
-``qacamp verify``: changed, missing, unrecorded and stale files, changing
-nothing) and preparing the workflow's outdir before Snakemake plans
-(:func:`prepare_outdir`: claim and lock it, refuse links and files qacamp did
-not write where the run writes, remove what it must rebuild, age what is
-stale).  docs/architecture.md ("Files: qacamp.io") gives the rules.
+"""A results folder against qacamp's records: :func:`verify_tree` (``qacamp
+verify``: changed, missing, unrecorded and stale files, changing nothing),
+:func:`prepare_outdir` (the workflow's outdir before Snakemake plans), and the
+DuckDB index's catalogue (docs/architecture.md, "Files: qacamp.io").
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from ..errors import InputError, OutputError
 from . import records
 from .outputs import SNAKEMAKE_FILES
 from .records import MARKER, Record
-from .verified import duckdb_problem
+from .writers import duckdb_views
 
 MANIFEST = "manifest.json"
 
@@ -42,15 +40,10 @@ class Report:
     def ok(self) -> bool:
         return not self.findings
 
-    def lines(self) -> list[str]:
-        return [f"{f.kind}: {f.path} ({f.detail})" for f in self.findings]
-
 
 def _walk(root: Path):
     """``(folder, its record folder or None, entries)`` of every folder under
-    ``root``, never through a link, markers skipped.  A folder's files are
-    recorded in its own marker or, for a subfolder of a folder qacamp wrote
-    into as a whole, in that folder's marker."""
+    ``root``, never through a link (a subfolder of an output folder: its marker)."""
     recdirs: dict[Path, Path | None] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         d = Path(dirpath)
@@ -74,7 +67,7 @@ def collect(root: Path) -> dict[Path, tuple[Record, Path]]:
 
 
 def verify_tree(root: str | Path) -> Report:
-    """Check every file under ``root`` against qacamp's records (module docstring)."""
+    """Check every file under ``root`` against qacamp's records."""
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, None, "folder not found",
@@ -183,12 +176,6 @@ def verify_tree(root: str | Path) -> Report:
             finding = why_stale(target, frozenset())
             if finding is not None:
                 report.findings.append(finding)
-    _check_manifests(recs, state, sha, report)
-    report.findings.sort(key=lambda f: (str(f.path), f.kind))
-    return report
-
-
-def _check_manifests(recs, state, sha, report: Report) -> None:
     for man in sorted(p for p in recs if p.name == MANIFEST and state.get(p) == "ok"):
         try:
             listed = json.loads(man.read_text(encoding="utf-8")).get("intermediates") or {}
@@ -196,22 +183,20 @@ def _check_manifests(recs, state, sha, report: Report) -> None:
             continue
         for rel, recorded in sorted(listed.items()):
             p = Path(os.path.normpath(man.parent / rel))
-            if state.get(p) in ("changed", "missing", "gone"):
-                continue
-            if sha(p) != recorded:
+            if state.get(p) not in ("changed", "missing", "gone") and sha(p) != recorded:
                 report.findings.append(Finding("stale", man, f"it lists another sha256 for {p} "
                                                f"({str(recorded)[:16]}...) than the file has"))
                 break
+    report.findings.sort(key=lambda f: (str(f.path), f.kind))
+    return report
 
 
-def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None]:
-    """``{path relative to folder: sha256}`` of the files recorded in
-    ``folder``'s ``subfolders`` (all when None), from the records alone;
-    temporary shards are left out."""
+def recorded_hashes(folder: str | Path, subfolders) -> dict[str, str | None]:
+    """``{path relative to folder: sha256}`` of the files recorded in ``folder``'s
+    ``subfolders``, from the records; temporary shards left out."""
     folder = Path(folder)
     out: dict[str, str | None] = {}
-    bases = [folder / s for s in subfolders] if subfolders is not None else [folder]
-    for base in bases:
+    for base in (folder / s for s in subfolders):
         for target, (rec, _f) in collect(base).items() if base.is_dir() else ():
             if not rec.temporary and os.path.lexists(target):
                 out[Path(os.path.relpath(target, folder)).as_posix()] = rec.sha256
@@ -223,14 +208,12 @@ def recorded_hashes(folder: str | Path, subfolders=None) -> dict[str, str | None
 #: The modification time given to a stale file: 1 s into 1970 (Snakemake
 #: takes a time of 0 for "unknown" and would not compare it).
 AGED = 1
-#: The outdirs this process holds the lock of (kept for the process's life:
-#: the workflow's main process, which runs every job of the run).
+#: The outdirs this process holds the lock of, for the process's life.
 _HELD: dict[tuple[int, int], int] = {}
 
 
 def claim_outdir(out: Path, dry_run: bool = False) -> None:
-    """The workflow's outdir: created and marked when new or empty; refused when
-    it is a link or holds files qacamp did not write.  ``dry_run``: nothing made."""
+    """The workflow's outdir, created and marked when new or empty (``dry_run``: not)."""
     try:
         st = os.lstat(out) if os.path.lexists(out) else None
         if st is not None and os.path.islink(out):
@@ -261,25 +244,12 @@ def claim_outdir(out: Path, dry_run: bool = False) -> None:
                           "write permission, not read-only)") from None
 
 
-def lock_outdir(out: Path) -> None:
-    """Hold the lock on the outdir itself for this process's life: a second
-    run on it (from any folder) is refused (:class:`~qacamp.errors.BusyError`)."""
-    st = os.lstat(out)
-    if (st.st_dev, st.st_ino) not in _HELD:
-        fd, _ = records.lock(out, str(out))
-        _HELD[(st.st_dev, st.st_ino)] = fd
-
-
 def _clear(folder: Path) -> None:
-    """Remove a folder output qacamp wrote (its files qacamp's by the claims
-    made before), so that Snakemake reruns the step writing it."""
-    for target, rp in list(records.iter_records(folder)):
+    """Remove a folder output qacamp wrote (checked before), so that Snakemake reruns its step."""
+    for p in [*(p for pair in list(records.iter_records(folder)) for p in pair),
+              folder / SNAKEMAKE_FILES[0]]:
         with contextlib.suppress(OSError):
-            os.unlink(target)
-        with contextlib.suppress(OSError):
-            os.unlink(rp)
-    with contextlib.suppress(OSError):
-        os.unlink(folder / SNAKEMAKE_FILES[0])
+            os.unlink(p)
     records.sweep_temps(folder)
     for dirpath, _dirs, _files in sorted(os.walk(folder), reverse=True):
         with contextlib.suppress(OSError):
@@ -288,20 +258,18 @@ def _clear(folder: Path) -> None:
 
 def prepare_outdir(outdir: str | Path, outputs=(), folders=(), dry_run: bool = False
                    ) -> list[str]:
-    """Before the workflow plans (module docstring).  ``outputs``: every path
-    the workflow writes (files, and folders whose every file it writes);
-    ``folders``: the folder outputs among them (Snakemake replaces them
-    whole).  Returns what was done, one line each; a refusal is an
-    :class:`~qacamp.errors.OutputError` (:class:`~qacamp.errors.BusyError`
-    while another run holds the outdir).  ``dry_run`` (Snakemake's ``-n``):
-    the same checks and lines, but nothing on disk is created, removed or
-    re-dated."""
+    """Claim and lock the outdir for this process's life, refuse links and files
+    qacamp did not write at ``outputs`` (every path the workflow writes;
+    ``folders``: the folder outputs among them), remove what the run must
+    rebuild and age what is stale; returns what was done, one line each.
+    ``dry_run`` (Snakemake's ``-n``): the same checks and lines, nothing done."""
     out = Path(outdir)
     claim_outdir(out, dry_run)
     if not out.is_dir():  # a dry run on a new outdir: nothing to check
         return []
-    if not dry_run:
-        lock_outdir(out)
+    st = os.lstat(out)
+    if not dry_run and (st.st_dev, st.st_ino) not in _HELD:
+        _HELD[(st.st_dev, st.st_ino)] = records.lock(out, str(out))[0]
     for d, _rd, entries in _walk(out):
         link = next((d / e for e in entries if os.path.islink(d / e)), None)
         if link is not None:
@@ -351,5 +319,37 @@ def prepare_outdir(outdir: str | Path, outputs=(), folders=(), dry_run: bool = F
     return done
 
 
-__all__ = ["verify_tree", "prepare_outdir", "claim_outdir", "lock_outdir", "recorded_hashes",
-           "Report", "Finding", "collect"]
+# --------------------------------------------------------------------------- DuckDB
+
+_CATALOG = """select 'view', view_name, sql from duckdb_views() where not internal
+union all select 'table', table_name, sql from duckdb_tables()
+union all select 'sequence', sequence_name, sql from duckdb_sequences()
+union all select 'index', index_name, sql from duckdb_indexes()
+union all select 'macro', function_name, macro_definition from duckdb_functions()
+  where not internal and function_type in ('macro', 'table_macro')
+union all select 'type', type_name, '' from duckdb_types() where not internal
+union all select 'schema', schema_name, '' from duckdb_schemas() where not internal
+order by 1, 2, 3"""
+
+
+def duckdb_problem(db: Path, rec: Record, root: Path) -> str | None:
+    """What differs between the catalogue of ``db`` (views, tables, macros, ...)
+    and the views ``qacamp duckdb`` writes for the Parquet files its record
+    ``rec`` lists; None when nothing does."""
+    import duckdb
+
+    views = {(p := records.input_path(k, root)).stem: p.resolve()
+             for k in sorted(rec.inputs) if k.endswith(".parquet")}
+    try:
+        with duckdb.connect(":memory:") as want:
+            duckdb_views(want, views)
+            expected = want.execute(_CATALOG).fetchall()
+    except duckdb.Error:
+        return "a Parquet file it indexes is missing"
+    try:
+        with duckdb.connect(str(db), read_only=True) as con:
+            found = con.execute(_CATALOG).fetchall()
+    except duckdb.Error as exc:
+        return f"not a DuckDB file qacamp can open ({' '.join(str(exc).split())[:80]})"
+    return None if found == expected else \
+        "its views or other objects differ from those `qacamp duckdb` writes"

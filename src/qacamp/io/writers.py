@@ -1,31 +1,40 @@
-"""The writers: every file qacamp writes is staged by one of these in the
-:func:`~.outputs.writing` block it runs in (a block of its own outside one),
-hashed, and renamed into place with its record when the block ends."""
+"""The writers (each file staged in the :func:`~.outputs.writing` block, a block
+of its own outside one): Parquet with fixed options and page checksums, also
+a row group at a time; the DuckDB index; the spill file of a command."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ..errors import InputError, OutputError
 from . import records
 from .outputs import active, writing
-from .parquet import ROW_GROUP, parquet_bytes
 from .records import file_mode, output_error
-from .streams import SortedWriter, spilling, write_row_groups
+from .verified import Damaged, SchemaMismatch, decode, open_parquet, parquet_error, read_verified
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
     import pyarrow as pa
+
+#: The folders of a campaign holding its intermediates (Parquet files that
+#: get a DuckDB view, and whose hashes manifest.json lists), in order.
+INTERMEDIATE_FOLDERS = ("ingest", "scores", "reliability")
+WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
+                 "write_statistics": False, "write_page_checksum": True}
+#: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
+ROW_GROUP = 1024 * 1024
 
 
 @contextlib.contextmanager
 def _staging(path: str | Path, suffix: str, create: bool = True):
-    """``(temporary path, finish)``: write the temporary, then ``finish(sha256,
-    size)`` stages it for ``path``; on failure it is gone."""
+    """``(temporary path, finish(sha256, size))`` staging it for ``path``."""
     w = active()
     with contextlib.nullcontext(w) if w is not None else writing("qacamp.io", files=[path]) as w:
         try:
@@ -49,22 +58,20 @@ def _staging(path: str | Path, suffix: str, create: bool = True):
 @contextlib.contextmanager
 def atomic_path(path: str | Path, suffix: str = "", create: bool = True,
                 hashed: bool = True) -> Iterator[Path]:
-    """A temporary path for a writer that needs one; on success it becomes
-    ``path``, on failure it is deleted.  ``create=False``: the path does not
-    exist yet; ``hashed=False``: the record holds no SHA-256 (DuckDB)."""
+    """A temporary path that becomes ``path`` on success (``create=False``: not
+    made yet; ``hashed=False``: recorded without SHA-256)."""
     with _staging(path, suffix or ".tmp", create) as (tmp, finish):
         yield tmp
         finish(*((records.sha256_file(tmp), os.path.getsize(tmp)) if hashed else (None, None)))
 
 
 def write_all(fd: int, view: memoryview) -> None:
-    """Write every byte of ``view`` to the descriptor ``fd``."""
     while view:
         view = view[os.write(fd, view[: 1 << 24]):]
 
 
 def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
-    """Write ``data`` (bytes or a buffer) atomically; hashed from memory."""
+    """Write ``data`` (bytes or a buffer) atomically."""
     view = memoryview(data).cast("B")
     with _staging(path, suffix) as (tmp, finish):
         fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
@@ -72,11 +79,28 @@ def write_bytes(data, path: str | Path, suffix: str = ".tmp") -> None:
             write_all(fd, view)
         finally:
             os.close(fd)
-        finish(records.sha256_bytes(view), view.nbytes)
+        finish(hashlib.sha256(view).hexdigest(), view.nbytes)
+
+
+def write_text(text: str, path: str | Path) -> None:
+    write_bytes(text.encode("utf-8"), path)
+
+
+def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
+    write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
+                ".csv")
+
+
+def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP) -> pa.Buffer:
+    """``df`` as Parquet bytes, in row groups of ``row_group`` rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    sink = pa.BufferOutputStream()
+    pq.write_table(df.to_arrow(), sink, row_group_size=row_group, **WRITE_OPTIONS)
+    return sink.getvalue()
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    """Write ``df`` atomically with deterministic options and page checksums."""
     write_bytes(parquet_bytes(df), path, ".parquet")
 
 
@@ -85,11 +109,60 @@ def _os_error(exc: OSError) -> OSError:
     return OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc
 
 
+# --------------------------------------------------------------------------- row groups
+
+class RowGroupWriter:
+    """Arrow tables appended in order, written to ``sink`` a row group at a time:
+    the bytes of :func:`parquet_bytes` of the frame they concatenate to (one
+    chunk per row group with ``one_chunk``, else the parts' chunks)."""
+
+    def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP):
+        import pyarrow.parquet as pq
+
+        if row_group < 1:
+            raise ValueError(f"row_group must be at least 1, not {row_group}")
+        self.schema, self.one_chunk, self.row_group = schema, one_chunk, row_group
+        self._writer = pq.ParquetWriter(sink, schema, **WRITE_OPTIONS)
+        self._pending: list[pa.Table] = []
+        self._held = self.written = 0
+
+    def add(self, part: pa.Table) -> None:
+        if not part.num_rows:
+            return
+        self._pending.append(part)
+        self._held += part.num_rows
+        while self._held >= self.row_group:  # (only the rows written are copied)
+            import pyarrow as pa
+            table = pa.concat_tables(self._pending)
+            group = table.slice(0, self.row_group)
+            self._writer.write_table(group.combine_chunks() if self.one_chunk else group,
+                                     row_group_size=self.row_group)
+            self.written += self.row_group
+            rest = table.slice(self.row_group)
+            self._pending, self._held = [rest], rest.num_rows
+
+    def close(self) -> None:
+        if self._held or not self.written:  # (an empty table is one row group of no rows)
+            import pyarrow as pa
+            table = pa.concat_tables(self._pending) if self._pending else \
+                pa.Table.from_batches([], schema=self.schema)
+            self._writer.write_table(table.combine_chunks() if self.one_chunk else table,
+                                     row_group_size=self.row_group)
+        self._pending, self._held = [], 0
+        self._writer.close()
+
+
+def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
+                     row_group: int = ROW_GROUP) -> None:
+    writer = RowGroupWriter(sink, schema, one_chunk, row_group)
+    for part in parts:
+        writer.add(part)
+    writer.close()
+
+
 def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
                         one_chunk: bool, row_group: int = ROW_GROUP) -> None:
-    """The rows of ``parts`` (Arrow tables, in order) as one Parquet file written
-    a row group at a time: the bytes :func:`write_parquet` writes for the
-    frame they concatenate to (:func:`~.streams.write_row_groups`)."""
+    """The rows of ``parts`` written as :func:`write_parquet` writes their frame."""
     import pyarrow as pa
 
     with atomic_path(path, ".parquet") as tmp:
@@ -100,14 +173,58 @@ def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str 
             raise _os_error(exc) from None
 
 
+class SortedWriter:
+    """Parts each sorted on ``key`` (nulls last) written to ``path`` in the
+    order of their stable sort: rows of the smallest value seen go to the
+    file, the others wait in ``spill`` until :meth:`close` (a smaller value
+    coming later takes the file's rows back to the spill first)."""
+
+    def __init__(self, path: str, schema: pa.Schema, key: str, spill: Spill,
+                 row_group: int = ROW_GROUP) -> None:
+        self.path, self.schema, self.key, self.spill = path, schema, key, spill
+        self.row_group, self._head, self._later = row_group, (), {}
+        self._writer = RowGroupWriter(path, schema, True, row_group)
+
+    def add(self, part: pa.Table) -> None:
+        counts = pl.from_arrow(part.select([self.key])).group_by(
+            self.key, maintain_order=True).len()
+        start = 0
+        for value, n in counts.iter_rows():
+            rows = part.slice(start, n)
+            start += n
+            if self._head == ():
+                self._head = value
+            if value is not None and (self._head is None or value < self._head):
+                self._take_back()
+                self._head = value
+            if value == self._head:
+                self._writer.add(rows)
+            else:
+                self._later.setdefault(value, []).append(self.spill.put(rows))
+
+    def _take_back(self) -> None:
+        import pyarrow.parquet as pq
+
+        self._writer.close()
+        f = pq.ParquetFile(self.path)
+        kept = [self.spill.put(decode(lambda g=g: f.read_row_group(g)))
+                for g in range(f.num_row_groups)]
+        f.close()
+        self._later[self._head] = kept + self._later.get(self._head, [])
+        self._writer = RowGroupWriter(self.path, self.schema, True, self.row_group)
+
+    def close(self) -> None:
+        for value in sorted(self._later, key=lambda v: (v is None, v or "")):
+            for handle in self._later[value]:
+                self._writer.add(self.spill.get(handle))
+        self._writer.close()
+
+
 @contextlib.contextmanager
 def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
                    ) -> Iterator[Callable[[str, pa.Table], None]]:
-    """``<outdir>/<name>.parquet`` for each of ``schemas``, written as parts
-    come (``add(name, table)``, each part sorted on ``key``) in the order of
-    their stable sort on ``key``: the bytes :func:`write_parquet` writes for
-    that frame, each row group encoded once (:class:`~.streams.SortedWriter`);
-    staged when the block ends.  A failed write names its file."""
+    """``<outdir>/<name>.parquet`` for each of ``schemas``, written by
+    :class:`SortedWriter` s as parts come (``add(name, table)``)."""
     with contextlib.ExitStack() as stack:
         paths = {name: Path(outdir) / f"{name}.parquet" for name in schemas}
         tmps = {name: stack.enter_context(atomic_path(paths[name], ".parquet"))
@@ -126,12 +243,108 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
             call(name, "close")
 
 
-def write_text(text: str, path: str | Path) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
-    write_bytes(text.encode("utf-8"), path)
+# --------------------------------------------------------------------------- DuckDB
+
+def write_campaign_duckdb(campaign_dir: str | Path) -> Path:
+    """``<campaign_dir>/campaign.duckdb``: a view per verified Parquet file of
+    :data:`INTERMEDIATE_FOLDERS` (named by stem); recorded without SHA-256
+    (absolute paths, a random identifier), checked by its catalogue."""
+    import duckdb
+
+    campaign_dir = Path(campaign_dir)
+    if not campaign_dir.is_dir():
+        raise InputError(campaign_dir, None, "campaign folder not found",
+                         "give results/<campaign> (the folder holding ingest/ and scores/)")
+    db = campaign_dir / "campaign.duckdb"
+    with writing("qacamp duckdb", files=[db]):
+        views: dict[str, Path] = {}
+        for folder in (campaign_dir / f for f in INTERMEDIATE_FOLDERS):
+            for f in sorted(folder.glob("*.parquet")) if folder.is_dir() else ():
+                data, rec = read_verified(f)  # (every file it indexes verified)
+                try:
+                    open_parquet(data, [])
+                except (Damaged, SchemaMismatch) as exc:
+                    raise parquet_error(f, rec, exc) from None
+                views[f.stem] = f.resolve()
+        try:
+            with atomic_path(db, ".duckdb", create=False, hashed=False) as tmp:
+                con = duckdb.connect(str(tmp))
+                try:
+                    duckdb_views(con, views)
+                    con.execute("CHECKPOINT")
+                finally:
+                    con.close()
+                    with contextlib.suppress(OSError):
+                        os.unlink(f"{tmp}.wal")
+        except duckdb.IOException as exc:
+            raise OutputError(db, " ".join(str(exc).split())[:200],
+                              "free disk space or fix the folder's permissions, then rerun"
+                              ) from None
+    return db
 
 
-def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 6) -> None:
-    """Write ``df`` as CSV atomically with a fixed float format."""
-    write_bytes(df.write_csv(None, float_precision=float_precision).encode("utf-8"), path,
-                ".csv")
+def duckdb_views(con, views: dict[str, Path]) -> None:
+    for name, path in sorted(views.items()):
+        lit, ident = str(path).replace("'", "''"), name.replace('"', '""')
+        con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM read_parquet(\'{lit}\')')
+
+
+# --------------------------------------------------------------------------- the spill file
+
+SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
+             "then rerun (nothing partial was kept)")
+
+
+class Spill:
+    """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
+    temporary file, read back batch for batch as written."""
+
+    def __init__(self, fh) -> None:
+        self.fh, self.spans, self.end = fh, [], 0
+
+    def put(self, frame: pl.DataFrame | pa.Table) -> int:
+        """Write ``frame`` (polars or Arrow); returns its handle."""
+        import pyarrow as pa
+
+        table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema,
+                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+            for batch in table.to_batches():
+                w.write_batch(batch)
+        data, start = memoryview(sink.getvalue()).cast("B"), self.end
+        try:
+            while data:
+                n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
+                data, self.end = data[n:], self.end + n
+        except OSError as exc:
+            raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
+                              else str(exc), SPILL_FIX) from None
+        self.spans.append((start, self.end - start))
+        return len(self.spans) - 1
+
+    def get(self, handle: int) -> pa.Table:
+        import pyarrow as pa
+
+        start, size = self.spans[handle]
+        data = os.pread(self.fh.fileno(), size, start)
+        while len(data) < size:
+            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
+            if not more:
+                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
+            data += more
+        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
+
+    def frame(self, handle: int) -> pl.DataFrame:
+        return pl.from_arrow(self.get(handle), rechunk=False)
+
+
+@contextlib.contextmanager
+def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
+    """A :class:`Spill` in a new unnamed temporary file, gone when the block ends."""
+    try:
+        fh = tempfile.TemporaryFile(prefix=prefix)
+    except OSError as exc:
+        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
+    with fh:
+        yield Spill(fh)

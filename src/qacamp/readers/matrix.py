@@ -208,8 +208,7 @@ def _values(path, df: pl.DataFrame, col: str) -> np.ndarray:
 
 
 def _read_parquet(path: str | Path) -> Matrix:
-    from ..io import read_given_parquet
-    from ..io.parquet import Damaged, SchemaMismatch
+    from ..io import Damaged, SchemaMismatch, read_given_parquet
 
     data = read_bytes(path, text=False)
     try:  # the workflow's ingest/matrix.parquet: as ingest wrote it; a user's: in a child
