@@ -27,9 +27,8 @@ MAX_GRID_POINTS = 1000
 MAX_BINS = 10_000
 """Most difference bins of the swap method (the papers use 21)."""
 MAX_SHARDS = 1000
-"""Most shards per resampling analysis (the config's ``shards``): planning
-1,000 shards of a three-measure campaign (9,000 jobs) takes Snakemake about
-20 s; the workflow schema has the same maximum."""
+"""Most shards of a campaign's resampling (the config's ``shards``): one job
+each for Snakemake to plan and run; the workflow schema has the same maximum."""
 DEFAULT_MEMORY = 8 * 1024**3
 """Memory assumed when the machine's cannot be read (8 GiB)."""
 
