@@ -61,12 +61,15 @@ report:
 	@test -x "$$QACAMP_BIN/snakemake" || { echo "make report: no $$QACAMP_BIN/snakemake; run 'make setup' first" >&2; exit 2; }
 	$(RUN) --configfile "$$CONFIG" --report "$$REPORT"
 
-# The tests run in as many processes as there are cores (pytest-xdist), a
+# The tests run in one process per core and one more (pytest-xdist): the
+# workflow tests wait on the processes they start (Snakemake's job polling,
+# the SLURM queue), and the extra process keeps every core busy meanwhile.  A
 # file at a time per process; the files reading the session's demo run (or
 # reference run) go as one unit, so that run is made once (tests/conftest.py).
 # `make test PYTEST_ARGS='-m "not slow"'` is the quick loop.
+TEST_PROCESSES ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 test: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n auto --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The references generated from the code: config/README.md (the config schema),
 # docs/measures.md (the measure registry), docs/presets.md (the presets); a test

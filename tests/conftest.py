@@ -21,10 +21,12 @@ DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
 #: fixtures that run the workflow: a test asking for one is slow whatever its marks
 WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
 
-#: `make test` runs the tests in one process per core (pytest-xdist), one file
-#: at a time per process, except that the files whose tests read a session run
-#: go as one group to one process, so that run is made once.  These groups come
-#: first: they hold the longest tests.
+#: `make test` runs the tests in a process per core and one more (pytest-xdist),
+#: one file at a time per process, except that the files whose tests read a
+#: session run go as one group to one process, so that run is made once.
+#: These groups come first, then the other files holding slow tests, then the
+#: rest: the longest work is handed out first, and the last files to be handed
+#: out take seconds, so the processes end together.
 GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
                  "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
@@ -34,9 +36,18 @@ _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 _SESSION_RUN = {"demo run": DEMO_FIXTURES, "reference run": {"reference_run"}}
 
 
-def _rank(item: pytest.Item) -> int:
-    group = _GROUP_OF.get(item.path.name)
-    return list(GROUPS).index(group) if group else len(GROUPS)
+def _ranks(items: list[pytest.Item]):
+    """The order files are handed out in: the groups, then the files with a
+    slow test, then the others (each file's tests keep their order)."""
+    slow = {item.path.name for item in items if item.get_closest_marker("slow")}
+
+    def rank(item: pytest.Item) -> int:
+        group = _GROUP_OF.get(item.path.name)
+        if group:
+            return list(GROUPS).index(group)
+        return len(GROUPS) + (item.path.name not in slow)
+
+    return rank
 
 
 def pytest_collection_modifyitems(items):
@@ -50,11 +61,11 @@ def pytest_collection_modifyitems(items):
                     f"{item.nodeid} uses the session's {group}: add {item.path.name} to "
                     f"GROUPS[{group!r}] in tests/conftest.py (else each test process "
                     "would make that run again)")
-    items.sort(key=_rank)  # stable: the order within a file is kept
+    items.sort(key=_ranks(items))  # stable: the order within a file is kept
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """Under `make test` (``-n auto --dist loadscope``): one work unit per file,
+    """Under `make test` (``-n N --dist loadscope``): one work unit per file,
     or per group of :data:`GROUPS`."""
     if config.getvalue("dist") != "loadscope":
         return None
