@@ -66,10 +66,13 @@ report:
 # the SLURM queue), and the extra process keeps every core busy meanwhile.  A
 # file at a time per process; the files reading the session's demo run (or
 # reference run) go as one unit, so that run is made once (tests/conftest.py).
-# `make test PYTEST_ARGS='-m "not slow"'` is the quick loop.
+# `make test PYTEST_ARGS='-m "not slow"'` is the quick loop.  Bytecode may be
+# written during the tests (PYTHONDONTWRITEBYTECODE emptied): pytest keeps the
+# test modules it rewrites for its assertions in tests/__pycache__ only then,
+# and each test process would otherwise rewrite all of them (~4 s of CPU).
 TEST_PROCESSES ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 test: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The references generated from the code: config/README.md (the config schema),
 # docs/measures.md (the measure registry), docs/presets.md (the presets); a test
