@@ -251,3 +251,25 @@ def test_kill_during_ingest_leaves_nothing_after_the_rerun(big, tmp_path):
     assert _leftovers(out, tmp) == [] and list(tmp.iterdir()) == []
     assert _verify(out) == []
     assert fingerprint(out) == fingerprint(base / "ingest")
+
+
+def test_two_runs_creating_one_new_outdir_at_once_the_second_is_busy(tmp_path, monkeypatch):
+    """Two `qacamp run` started together on a new outdir: the other run created
+    it, holds its lock and marked it while this one looked (it saw no outdir).
+    This one is refused as busy (exit 75), not stopped by "File exists" or told
+    that the other's marker is a file qacamp did not write (once in 20 starts)."""
+    from qacamp.errors import BusyError
+    from qacamp.io import records, verify
+
+    out = tmp_path / "new"
+    out.mkdir()
+    fd, _ = records.lock(out, str(out))  # the other run's lock, then its marker
+    (out / records.MARKER).mkdir()
+    real = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda p: False if Path(p) == out else real(p))
+    try:
+        with pytest.raises(BusyError, match=r"another qacamp run is writing it \(pid "):
+            verify.prepare_outdir(out)
+    finally:
+        os.close(fd)
+    assert sorted(p.name for p in out.iterdir()) == [records.MARKER]

@@ -213,7 +213,11 @@ _HELD: dict[tuple[int, int], int] = {}
 
 
 def claim_outdir(out: Path, dry_run: bool = False) -> None:
-    """The workflow's outdir, created and marked when new or empty (``dry_run``: not)."""
+    """The workflow's outdir, created, locked for this process's life and marked
+    when new or empty (``dry_run``: checked only).  The lock comes before the
+    check for files qacamp did not write: two runs started together on a new
+    outdir both create it, and the second is refused as busy, not told that
+    the first one's marker is a file qacamp did not write."""
     try:
         st = os.lstat(out) if os.path.lexists(out) else None
         if st is not None and os.path.islink(out):
@@ -223,10 +227,14 @@ def claim_outdir(out: Path, dry_run: bool = False) -> None:
         if st is None:
             if dry_run:
                 return
-            out.mkdir(parents=True)
+            out.mkdir(parents=True, exist_ok=True)  # another run may create it meanwhile
         elif not out.is_dir():
             raise OutputError(out, "the outdir exists and is not a folder",
                               "set `outdir:` to a new or empty folder")
+        if not dry_run:
+            st = os.lstat(out)
+            if (st.st_dev, st.st_ino) not in _HELD:
+                _HELD[(st.st_dev, st.st_ino)] = records.lock(out, str(out))[0]
         if not records.is_marked(out):
             entries = sorted(os.listdir(out))
             if entries:
@@ -267,9 +275,6 @@ def prepare_outdir(outdir: str | Path, outputs=(), folders=(), dry_run: bool = F
     claim_outdir(out, dry_run)
     if not out.is_dir():  # a dry run on a new outdir: nothing to check
         return []
-    st = os.lstat(out)
-    if not dry_run and (st.st_dev, st.st_ino) not in _HELD:
-        _HELD[(st.st_dev, st.st_ino)] = records.lock(out, str(out))[0]
     for d, _rd, entries in _walk(out):
         link = next((d / e for e in entries if os.path.islink(d / e)), None)
         if link is not None:
