@@ -128,7 +128,7 @@ for _c in CAMPAIGNS:
 
     _single = per_measure(_c, False)
     if _single:
-        _made = {f for a, m in _single for f in measure_outputs(a, _c, m).values()}
+        _made = [f for a, m in _single for f in measure_outputs(a, _c, m).values()]
 
         rule:
             name:
@@ -138,7 +138,7 @@ for _c in CAMPAIGNS:
                 out(f"{_c}/ingest/matrix.parquet"),
                 [f for a, m in _single for _, f in after_options(a, _c, [m]) if f not in _made],
             output:
-                [f for a, m in _single for f in measure_outputs(a, _c, m).values()],
+                _made,
             params:
                 command_argv=single_command(_c),
             conda:
