@@ -273,3 +273,25 @@ def test_two_runs_creating_one_new_outdir_at_once_the_second_is_busy(tmp_path, m
     finally:
         os.close(fd)
     assert sorted(p.name for p in out.iterdir()) == [records.MARKER]
+
+
+def test_a_temporary_folder_is_made_while_another_writer_sweeps_the_empty_one(tmp_path,
+                                                                            monkeypatch):
+    """Shard jobs writing into one folder: another writer removes the empty
+    temporaries' folder just after this one found it there.  The writer makes
+    it again; it failed with "cannot write: File exists" (seen on SLURM)."""
+    from qacamp.io import records
+
+    (tmp_path / records.MARKER).mkdir()
+    base = tmp_path / records.MARKER / records.TMP
+    real, raced = os.mkdir, []
+
+    def mkdir(path, *args, **kw):
+        if Path(path) == base and not raced:
+            raced.append(path)  # there a moment ago, swept by the other writer since
+            raise FileExistsError(17, "File exists", str(path))
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    made = records.temp_dir(tmp_path)
+    assert raced and made.parent == base and made.is_dir()

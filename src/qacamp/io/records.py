@@ -262,8 +262,9 @@ def temp_dir(folder: Path) -> Path:
     sweep_temps(folder)
     base = Path(folder) / MARKER / TMP
     me = f"{socket.gethostname()}.{os.getpid()}.{_started(os.getpid())}."
-    for _ in range(9):  # (another writer may remove the empty folder in between)
-        base.mkdir(exist_ok=True)
+    for _ in range(9):  # (another writer may remove the empty folder at any moment)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(base)  # (not Path.mkdir(exist_ok=True): it raises if it is gone again)
         with contextlib.suppress(FileNotFoundError):
             return Path(tempfile.mkdtemp(prefix=me, dir=base))
     return Path(tempfile.mkdtemp(prefix=me, dir=base))
