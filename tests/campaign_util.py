@@ -93,7 +93,8 @@ def _campaign(name: str, campaign: dict, config: dict, cdir: Path) -> Path:
              "--summary", rel / f"bootstrap_{m}_summary.parquet")
     _run("reliability", "extras", "--ingest", cdir / "ingest", "--scores", cdir / "scores",
          "--out", rel, *[w for m in plan["measures"] for w in ("--measure", m)], *summaries)
-    _run("report", "tables", "--campaign-dir", cdir, "--out", cdir / "tables")
-    _run("report", "figures", "--campaign-dir", cdir, "--out", cdir / "figures", "--dpi", 60)
-    _run("report", "page", "--campaign-dir", cdir, "--out", cdir / "report.html")
+    # in one process, as the workflow's report_campaign rule runs them
+    _run("report", "tables", "--campaign-dir", cdir, "--out", cdir / "tables",
+         "--then", "figures", "--campaign-dir", cdir, "--out", cdir / "figures", "--dpi", 60,
+         "--then", "page", "--campaign-dir", cdir, "--out", cdir / "report.html")
     return cdir

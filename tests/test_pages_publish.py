@@ -111,6 +111,27 @@ def test_score_matrix_page_shows_units_measure_and_best_run(real):
         html.split("<style>")[1].split("caption {")[1].split("}")[0])
 
 
+@pytest.mark.slow  # the `real` campaigns: every command of the workflow's rules
+def test_report_steps_chained_write_the_bytes_of_their_runs_one_by_one(real, tmp_path):
+    """The report steps of a campaign in one process (`qacamp report tables ...
+    --then figures ... --then page ...`, as the workflow and ``real`` run them)
+    write the files they write run one by one."""
+    cdir = real / "web2004"
+    for argv in (["tables", "--out", tmp_path / "tables"],
+                 ["figures", "--out", tmp_path / "figures", "--dpi", 60],
+                 ["page", "--figures", tmp_path / "figures", "--out", tmp_path / "report.html"]):
+        res = qacamp("report", argv[0], "--campaign-dir", str(cdir), *map(str, argv[1:]))
+        assert res.returncode == 0, res.stderr
+    for folder in ("tables", "figures"):
+        names = sorted(p.name for p in (cdir / folder).iterdir() if p.is_file())
+        assert names and names == sorted(p.name for p in (tmp_path / folder).iterdir()
+                                         if p.is_file()), folder
+        for name in names:
+            assert (cdir / folder / name).read_bytes() == \
+                (tmp_path / folder / name).read_bytes(), (folder, name)
+    assert (cdir / "report.html").read_bytes() == (tmp_path / "report.html").read_bytes()
+
+
 @pytest.mark.slow
 @needs_make
 def test_qa4mre_page_says_how_many_auxiliary_questions_are_scored_apart(demo):

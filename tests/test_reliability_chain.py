@@ -61,11 +61,11 @@ def test_a_failed_run_stops_the_chain_with_its_exit_code(tmp_path, capsys):
     assert not (tmp_path / "stab.parquet").exists()
 
 
-def test_only_reliability_runs_are_chained(capsys):
+def test_only_reliability_and_report_runs_are_chained(capsys):
     assert main(["score", "--then", "score"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("qacamp: error: --then chains runs of `qacamp reliability` only; run "
-                   "`qacamp score` once per command line")
+    assert err == ("qacamp: error: --then chains runs of `qacamp reliability` or `qacamp "
+                   "report` only; run `qacamp score` once per command line")
     with pytest.raises(UsageError):
         commands(["eval", "a", "--then", "b"])
     assert commands(["reliability", "swap", "--out", "a", "--then", "merge", "x"]) == [

@@ -1,14 +1,14 @@
 # Reliability analyses: the rules of every analysis record
 # (qacamp.reliability.analyses), none written by hand.  A campaign's analyses
-# run once per measure take three jobs: the ones its plan runs in shards, every
-# measure's shard in one job per shard (SHARDS jobs), then one job that merges
-# them (checked complete and of one run); the others after them, in one job.
+# take three jobs: the ones its plan runs in shards, every measure's shard in
+# one job per shard (SHARDS jobs), then one job that merges them (checked
+# complete and of one run); the analyses run whole (the other per-measure ones,
+# then the campaign-level ones over all its measures) after them, in one job.
 # Each job runs the analyses' `qacamp reliability` command lines in one
 # process (`--then`): one start, one job to schedule or submit to a cluster.
 # Every trial's subsets come from (seed, measure, size, trial) only, so the
-# merged result is identical for any shard count.  The campaign-level analyses
-# get one job per campaign.  Settings reach the command line as quoted words
-# (`argv`, `:q`), never pasted.
+# merged result is identical for any shard count.  Settings reach the command
+# line as quoted words (`argv`, `:q`), never pasted.
 
 
 def shard_file(campaign, name, measure, shard="{shard}"):
@@ -71,6 +71,13 @@ def merge_command(campaign):
     return chained(commands)
 
 
+def campaign_level_files(analysis, campaign):
+    """The files of a campaign-level analysis (its files per measure included)."""
+    return [out(f"{campaign}/reliability/{f}") for f in analysis.files_for(None)] + [
+        out(f"{campaign}/reliability/{f}") for m in plan(campaign)["measures"]
+        for f in analysis.files_for(m)]
+
+
 def single_command(campaign):
     commands = []
     for a, m in per_measure(campaign, False):
@@ -79,6 +86,14 @@ def single_command(campaign):
         commands.append(" ".join([argv(a.name), matrix_argv(campaign, m), argv(*after),
                                   settings_argv(a.name, campaign),
                                   argv("--out", outputs["out"], *output_words(a, outputs))]))
+    measures = plan(campaign)["measures"]
+    for a in workflow_analyses("campaign"):
+        commands.append(" ".join([
+            argv(a.name, "--ingest", out(f"{campaign}/ingest"),
+                 "--scores", out(f"{campaign}/scores"), "--out", out(f"{campaign}/reliability"),
+                 *[w for m in measures for w in ("--measure", m)],
+                 *[w for pair in after_options(a, campaign, measures) for w in pair]),
+            settings_argv(a.name, campaign)]))
     return chained(commands)
 
 
@@ -126,9 +141,14 @@ for _c in CAMPAIGNS:
             shell:
                 "qacamp reliability {params.command_argv} 2> {log:q}"
 
+    # the analyses run whole: per measure, then the campaign-level ones
     _single = per_measure(_c, False)
-    if _single:
-        _made = [f for a, m in _single for f in measure_outputs(a, _c, m).values()]
+    _made = [f for a, m in _single for f in measure_outputs(a, _c, m).values()] + [
+        f for a in workflow_analyses("campaign") for f in campaign_level_files(a, _c)]
+    _after = [f for a, m in _single for _, f in after_options(a, _c, [m])] + [
+        f for a in workflow_analyses("campaign")
+        for _, f in after_options(a, _c, plan(_c)["measures"])]
+    if _made:
 
         rule:
             name:
@@ -136,7 +156,7 @@ for _c in CAMPAIGNS:
             input:
                 out(f"{_c}/scores/runs.parquet"),
                 out(f"{_c}/ingest/matrix.parquet"),
-                [f for a, m in _single for _, f in after_options(a, _c, [m]) if f not in _made],
+                [f for f in dict.fromkeys(_after) if f not in _made],
             output:
                 _made,
             params:
@@ -147,38 +167,3 @@ for _c in CAMPAIGNS:
                 out(f"{_c}/logs/reliability.log"),
             shell:
                 "qacamp reliability {params.command_argv} 2> {log:q}"
-
-
-# The campaign-level analyses: one rule per campaign (their files depend on its measures).
-for _c in CAMPAIGNS:
-    for _a in ANALYSES.values():
-        if _a.per != "campaign":
-            continue
-
-        rule:
-            name:
-                f"{_a.name}_{_c}"
-            input:
-                scores=out(f"{_c}/scores/runs.parquet"),
-                after=[f for _, f in after_options(_a, _c, plan(_c)["measures"])],
-            output:
-                [out(f"{_c}/reliability/{f}") for f in _a.files_for(None)]
-                + [out(f"{_c}/reliability/{f}") for m in plan(_c)["measures"]
-                   for f in _a.files_for(m)],
-            params:
-                name_argv=argv(_a.name),
-                command_argv=argv(
-                    "--ingest", out(f"{_c}/ingest"),
-                    "--scores", out(f"{_c}/scores"),
-                    "--out", out(f"{_c}/reliability"),
-                    *[w for m in plan(_c)["measures"] for w in ("--measure", m)],
-                    *[w for pair in after_options(_a, _c, plan(_c)["measures"]) for w in pair],
-                ),
-                settings_argv=settings_argv(_a.name, _c),
-            conda:
-                "../envs/qacamp.yaml"
-            log:
-                out(f"{_c}/logs/{_a.name}.log"),
-            shell:
-                "qacamp reliability {params.name_argv} {params.command_argv} "
-                "{params.settings_argv} 2> {log:q}"

@@ -2,51 +2,44 @@
 # the campaign overview pages (<outdir>/<campaign>/report.html) and their index
 # (<outdir>/index.html), with captions for Snakemake's own report
 # (`snakemake --report`).  Which tables and figures a campaign has depends on
-# its kind, so the table and figure rules each write a folder.  Every report
-# step reads the campaign's plan.json (qacamp.report.campaign.campaign_plan),
-# so each declares it: without it a step could run before campaign_plan and
+# its kind, so tables and figures each go to a folder.  Every report step
+# reads the campaign's plan.json (qacamp.report.campaign.campaign_plan), so
+# each declares it: without it a step could run before campaign_plan and
 # record other inputs than a run where it ran after.
 
 
-rule report_tables:
-    """Tables of one campaign from its scores and reliability results."""
+rule report_campaign:
+    """Tables, figures and overview page of one campaign, in one process
+    (`qacamp report tables ... --then figures ... --then page ...`): one
+    start, one job to schedule or submit.  The page embeds the figures and
+    reads the tables the two runs before it wrote (each run puts its files in
+    place and records them before the next starts)."""
     input:
         scores=out("{campaign}/scores/runs.parquet"),
         plan=out("{campaign}/plan.json"),
+        manifest=out("{campaign}/manifest.json"),
+        warnings=out("{campaign}/ingest/warnings.parquet"),
         reliability=lambda wc: reliability_targets(wc.campaign) + extras_targets(wc.campaign),
     output:
-        report(
+        tables=report(
             directory(out("{campaign}/tables")),
             patterns=["{name}.csv"],
             caption="../report/tables.rst",
             category="{campaign}",
             subcategory="tables",
         ),
-    conda:
-        "../envs/qacamp.yaml"
-    params:
-        campaign_dir=lambda wc: out(wc.campaign),
-        measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
-    log:
-        out("{campaign}/logs/report_tables.log"),
-    shell:
-        "qacamp report tables --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
-        "--out {output:q} > {log:q} 2>&1"
-
-
-rule report_figures:
-    """Figures of one campaign (error-rate curves, stability, per-series, reading tests)."""
-    input:
-        scores=out("{campaign}/scores/runs.parquet"),
-        plan=out("{campaign}/plan.json"),
-        reliability=lambda wc: reliability_targets(wc.campaign),
-    output:
-        report(
+        figures=report(
             directory(out("{campaign}/figures")),
             patterns=["{name}.png"],
             caption="../report/figures.rst",
             category="{campaign}",
             subcategory="figures",
+        ),
+        page=report(
+            out("{campaign}/report.html"),
+            caption="../report/overview.rst",
+            category="{campaign}",
+            subcategory="overview",
         ),
     conda:
         "../envs/qacamp.yaml"
@@ -54,10 +47,14 @@ rule report_figures:
         campaign_dir=lambda wc: out(wc.campaign),
         measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
     log:
-        out("{campaign}/logs/report_figures.log"),
+        out("{campaign}/logs/report.log"),
     shell:
-        "qacamp report figures --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
-        "--out {output:q} > {log:q} 2>&1"
+        "qacamp report tables --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
+        "--out {output.tables:q} "
+        "--then figures --campaign-dir {params.campaign_dir:q} {params.measures_argv} "
+        "--out {output.figures:q} "
+        "--then page --campaign-dir {params.campaign_dir:q} --figures {output.figures:q} "
+        "{params.measures_argv} --out {output.page:q} > {log:q} 2>&1"
 
 
 rule report_editions:
@@ -81,36 +78,6 @@ rule report_editions:
         out("logs/report_editions.log"),
     shell:
         "qacamp report editions {params.dirs_argv} --out {output:q} > {log:q} 2>&1"
-
-
-rule report_page:
-    """The campaign's overview page: one self-contained HTML file (figures
-    embedded, no network, readable without JavaScript)."""
-    input:
-        tables=out("{campaign}/tables"),
-        figures=out("{campaign}/figures"),
-        manifest=out("{campaign}/manifest.json"),
-        plan=out("{campaign}/plan.json"),
-        scores=out("{campaign}/scores/runs.parquet"),
-        warnings=out("{campaign}/ingest/warnings.parquet"),
-        reliability=lambda wc: reliability_targets(wc.campaign) + extras_targets(wc.campaign),
-    output:
-        report(
-            out("{campaign}/report.html"),
-            caption="../report/overview.rst",
-            category="{campaign}",
-            subcategory="overview",
-        ),
-    conda:
-        "../envs/qacamp.yaml"
-    params:
-        campaign_dir=lambda wc: out(wc.campaign),
-        measures_argv=lambda wc: options("--measure", plan(wc.campaign)["measures"]),
-    log:
-        out("{campaign}/logs/report_page.log"),
-    shell:
-        "qacamp report page --campaign-dir {params.campaign_dir:q} --figures {input.figures:q} "
-        "{params.measures_argv} --out {output:q} > {log:q} 2>&1"
 
 
 rule report_index:
