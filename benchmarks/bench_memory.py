@@ -21,7 +21,9 @@ qacamp's Parquet options and records, as `qacamp ingest` would write them
 ``--ingest`` measures `qacamp ingest` itself instead of the scoring: the
 simulated campaign ingested again as a child process (``--src DIR``: with
 that source tree), its wall time, CPU and peak RSS, and every file compared
-with the cached ingest's (``cmp``); with ``--autojudge`` the campaign is
+with the cached ingest's (``cmp``), side by side with DuckDB reading the same
+gzipped run files into declared column types and writing them as Parquet
+(:data:`DUCKDB_INGEST`, a whole process too); with ``--autojudge`` the campaign is
 judged automatically too (``autojudge: true``, a pattern file of one answer
 pattern per question: the last word of its first right answer), and the
 files are compared with those of ``--src`` when given.  ``--threads N`` passes ``--threads N``
@@ -45,6 +47,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scale import machine, qacamp_cmd, run_measured  # noqa: E402
+
+#: The peer of `qacamp ingest`: DuckDB reads the judged run files (gzip; the
+#: answer's words as padded columns, joined) into a table of declared column
+#: types and writes it as Parquet (argv: the files' glob, the Parquet file).
+DUCKDB_INGEST = """
+import sys, duckdb
+words = [f"a{i}" for i in range(1, 9)]
+cols = ", ".join(f"'{c}': 'VARCHAR'" for c in ["qid", "tag", "docid", "judgment", *words])
+con = duckdb.connect()
+con.execute("create table judged as select qid, tag, docid, judgment, "
+            f"nullif(concat_ws(' ', {', '.join(words)}), '') as answer from read_csv(?, "
+            f"delim=' ', header=false, quote='', escape='', columns={{{cols}}}, "
+            "null_padding=true, auto_detect=false, compression='gzip')", [sys.argv[1]])
+con.execute("copy judged to '" + sys.argv[2].replace("'", "''") + "' (format parquet)")
+print(con.sql("select count(*) from judged").fetchall()[0][0])
+"""
 
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
@@ -89,6 +107,15 @@ def measure_ingest(args, ingest: Path, work: Path) -> int:
     print(HEADER)
     what = "`qacamp ingest`, autojudge" if args.autojudge else "`qacamp ingest`"
     print(row(f"{what} ({tag}), {n:,} responses", r, n))
+    if not args.autojudge:  # the peer: DuckDB reading the same files, then Parquet
+        files = str(ingest.parent / "sim" / "judged" / "adjudicated" / "*.txt.gz")
+        d = measured_row(args, [sys.executable, "-c", DUCKDB_INGEST, files,
+                                str(work / "duckdb_ingest.parquet")], work / "duckdb.log",
+                         peer=True)
+        print(row(f"DuckDB `read_csv` of the same gzip files into typed columns + Parquet, "
+                  f"{n:,} lines", d, n))
+        print(f"ratio qacamp / DuckDB: wall {r['wall_s'] / d['wall_s']:.2f}x, CPU "
+              f"{(r['user_s'] + r['sys_s']) / (d['user_s'] + d['sys_s']):.2f}x")
     if args.autojudge:  # the files of the other source tree, where it was measured
         ingest = work / f"ingest{auto}_{'this' if args.src else 'src'}_r{args.runs}_q{args.questions}"
         if not ingest.exists():
@@ -200,10 +227,11 @@ def threads(args) -> list[str]:
     return [] if args.threads is None else ["--threads", str(args.threads)]
 
 
-def measured_row(args, argv: list[str], log: Path) -> dict:
-    """:func:`measured`, with the load average (1 min) before and after."""
+def measured_row(args, argv: list[str], log: Path, peer: bool = False) -> dict:
+    """:func:`measured` (``peer``: ``argv`` is the whole command of another
+    tool), with the load average (1 min) before and after."""
     before = os.getloadavg()[0]
-    r = measured(args, argv, log)
+    r = run_measured(argv, log) if peer else measured(args, argv, log)
     r["load"] = (before, os.getloadavg()[0])
     return r
 

@@ -71,3 +71,18 @@ def test_benchmark_runs_at_a_tiny_size(script, tmp_path):
                          capture_output=True, text=True, env=env(), timeout=900)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert re.search(shows, res.stdout), res.stdout[-3000:]
+
+
+def test_bench_memory_ingest_runs_at_a_tiny_size_beside_duckdb(tmp_path):
+    """`bench_memory.py --ingest`: `qacamp ingest` and its DuckDB peer on the
+    same gzipped files, the ratio, and the files compared with the cached ingest."""
+    res = subprocess.run([sys.executable, str(BENCH / "bench_memory.py"), "--runs", "5",
+                          "--questions", "80", "--threads", "1", "--ingest",
+                          "--workdir", str(tmp_path / "work")], cwd=tmp_path,
+                         capture_output=True, text=True, env=env(), timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert re.search(r"\| `qacamp ingest` \(this\), 400 responses \| \d+\.\d+ \|", res.stdout)
+    assert re.search(r"\| DuckDB `read_csv` of the same gzip files .*, 400 lines \| \d+\.\d+ \|",
+                     res.stdout), res.stdout
+    assert re.search(r"ratio qacamp / DuckDB: wall \d+\.\d+x, CPU \d+\.\d+x", res.stdout)
+    assert "byte-identical to" in res.stdout and ": True" in res.stdout

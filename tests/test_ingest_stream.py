@@ -151,6 +151,21 @@ def test_row_groups_of_sorted_and_read_in_order_pieces():
     assert sink.getvalue() == parquet_bytes(df.head(0))
 
 
+def test_rows_left_after_a_row_group_hold_only_their_own_bytes():
+    """After a row group is written, the rows left for the next one are a
+    copy: a slice would keep every part they came from in memory."""
+    from qacamp.io.writers import RowGroupWriter
+
+    part = pa.table({"run": pa.array([f"run-{i:07d}" for i in range(100_000)], pa.large_string())})
+    writer = RowGroupWriter(pa.BufferOutputStream(), part.schema, True, 60_000)
+    writer.add(part)
+    (left,) = writer._pending
+    assert left.num_rows == 40_000 and left.column(0).to_pylist() == \
+        part.column(0).to_pylist()[60_000:]
+    assert left.get_total_buffer_size() < 0.5 * part.get_total_buffer_size()
+    writer.close()
+
+
 # --------------------------------------------------------------------------- failures
 
 QUESTIONS = "".join(f"<top>\n<num> Number: {i}\n<desc> Description:\nQuestion {i}?\n</top>\n\n"

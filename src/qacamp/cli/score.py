@@ -84,13 +84,16 @@ def _score(ingest: Path, shard: tuple[int, int], out, threads: int):
     # schema (another table's file is refused, never conformed); the run
     # tables are decoded a row group at a time, by batch of runs
     # (scoring.runtables), and the response columns the scoring never reads
-    # are not decoded (memory)
+    # are not decoded (memory): the answer text only counts towards the length
+    # of the answers to Other questions, scored only against nuggets
+    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
+              for name in SCHEMAS if name not in RUN_TABLES}
     unused = set(KINDS[kind].unused_columns) if kind in KINDS else {"docid", "score"}
-    tables = {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
-                                    [c for c in SCHEMAS[name] if c not in unused])
-              if name in RUN_TABLES else read_parquet(ingest / f"{name}.parquet",
-                                                      schema=SCHEMAS[name])
-              for name in SCHEMAS}
+    if not tables["nuggets"].height:
+        unused.add("answer")
+    tables |= {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
+                                     [c for c in SCHEMAS[name] if c not in unused])
+               for name in SCHEMAS if name in RUN_TABLES}
     bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1, quiet_for=2.0)
     parts = ((name, part[name].to_arrow())
              for part in score_batches(kind, tables, campaign, shard, progress=bar.report,

@@ -145,9 +145,13 @@ def trec_factoid(resolved: dict, acc: Acc) -> Where:
         acc.add("nuggets", nuggets)
         nugget_keys = nuggets.select("qid", "nugget")
 
+    # a NIST judged list run among the factoid files is told by its first
+    # question (a scan of the file: only when some question is a list question)
+    lists = "LIST" in qtypes.values()
+
     def read_files(set_name, spec):
-        def factoid(path):  # a NIST judged list run among the factoid files
-            if qtypes.get(_first_qid(path)) == "LIST":
+        def factoid(path):
+            if lists and qtypes.get(_first_qid(path)) == "LIST":
                 return "list", *trec_runs.read_judged_list(path, set_name, codes)
             return "factoid", *trec_runs.read_judged_factoid(path, set_name, codes, ranked)
 

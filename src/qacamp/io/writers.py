@@ -131,8 +131,10 @@ class RowGroupWriter:
             return
         self._pending.append(part)
         self._held += part.num_rows
+        if self._held < self.row_group:
+            return
+        import pyarrow as pa
         while self._held >= self.row_group:  # (only the rows written are copied)
-            import pyarrow as pa
             table = pa.concat_tables(self._pending)
             group = table.slice(0, self.row_group)
             self._writer.write_table(group.combine_chunks() if self.one_chunk else group,
@@ -140,6 +142,11 @@ class RowGroupWriter:
             self.written += self.row_group
             rest = table.slice(self.row_group)
             self._pending, self._held = [rest], rest.num_rows
+        if self.one_chunk and self._held:
+            # the rows left copied: as a slice they would keep the buffers of
+            # every part they came from alive until the next row group
+            self._pending = [pa.Table.from_arrays([pa.concat_arrays(c.chunks) for c in rest.columns],
+                                                  schema=rest.schema)]
 
     def close(self) -> None:
         if self._held or not self.written:  # (an empty table is one row group of no rows)
