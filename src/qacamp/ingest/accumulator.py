@@ -20,11 +20,13 @@ written as read (:func:`qacamp.canonical_order` leaves it as it is).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from ..io import ROW_GROUP
+from ..ordered import in_order
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
 if TYPE_CHECKING:
@@ -75,15 +77,23 @@ class _Spilled:
         frames = [self.spill.frame(h) for h in self.frames]
         return pl.concat(frames, how="vertical") if frames else empty(self.name)
 
-    def pieces(self, row_group: int) -> Iterator[pa.Table]:
+    def pieces(self, row_group: int, threads: int | None = None) -> Iterator[pa.Table]:
+        """The rows in canonical order: as read when they came in order, else
+        bucket by bucket, each bucket read back and sorted in a thread while
+        the caller writes the one before (``threads`` buckets at a time:
+        :func:`qacamp.ordered.in_order`; a bucket is one run's rows)."""
         if self.ordered:
             yield from self._as_read(row_group)
             return
         order = pl.DataFrame(list(self.buckets), schema={c: SCHEMAS[self.name][c]
                                                          for c in self.bucket}, orient="row")
-        for key in order.sort(self.bucket, nulls_last=True).iter_rows():
-            rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
-            yield rows.sort(self.keys, nulls_last=True, maintain_order=True).to_arrow()
+        keys = order.sort(self.bucket, nulls_last=True).iter_rows()
+        for result in in_order((partial(self._bucket, key) for key in keys), threads):
+            yield result()
+
+    def _bucket(self, key: tuple) -> pa.Table:
+        rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
+        return rows.sort(self.keys, nulls_last=True, maintain_order=True).to_arrow()
 
     def _as_read(self, row_group: int) -> Iterator[pa.Table]:
         """The frames in read order, each in its own chunks, but the parts of one
@@ -247,5 +257,5 @@ class Acc:
         :meth:`frame`."""
         if name in self.spilled:
             spilled = self.spilled[name]
-            return spilled.pieces(row_group), not spilled.ordered
+            return spilled.pieces(row_group, self.threads), not spilled.ordered
         return iter([self.frame(name).to_arrow()]), False
