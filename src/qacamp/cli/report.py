@@ -101,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("report", help=HELP["report"],
                        description=__doc__.split("::")[0].strip(),
+                       epilog="Several steps in one process: `qacamp report tables ... --then "
+                       "figures ... --then page ...` (every part is checked before the first "
+                       "runs; the first that fails ends the chain with its exit code).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
     what = p.add_subparsers(dest="report_command", metavar="WHAT", required=True)
