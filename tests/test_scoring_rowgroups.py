@@ -2,7 +2,7 @@
 shard of runs, not the campaign).
 
 `qacamp score` reads responses, judgments and nugget matches through
-:class:`qacamp.io.verified.RowGroups`: each batch decodes only the row groups
+:class:`qacamp.io.rowgroups.RowGroups`: each batch decodes only the row groups
 holding its runs' rows, and the campaign-level facts come from one scan of a
 few columns (:func:`qacamp.scoring.runtables.survey`).  These tests check that
 this gives exactly the frames of the tables read whole, on demo campaigns
@@ -17,6 +17,7 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
@@ -88,6 +89,14 @@ def test_rows_of_any_runs_equal_the_filtered_table(ingested):
         for _ in range(12):
             names = rng.sample(runs, rng.randint(0, len(runs))) if runs else []
             assert_frame_equal(src.rows("run", names), df.filter(pl.col("run").is_in(names)))
+        # the row group kept for the next batch holds its strings coded (each
+        # distinct string once); the rows taken from it have the declared types
+        src.rows("run", runs[:1])
+        if runs:
+            kept = src._last[1]
+            strings = [c for c, t in SCHEMAS[name].items() if t == pl.String]
+            assert strings and all(pa.types.is_dictionary(kept.schema.field(c).type)
+                                   for c in strings), kept.schema
 
 
 def test_a_damaged_row_group_is_an_error_naming_the_file(ingested, tmp_path):

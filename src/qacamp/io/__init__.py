@@ -4,7 +4,8 @@ when equal to their record (docs/architecture.md, "Files: qacamp.io").
 :mod:`.records` (what qacamp owns, locks, temporaries), :mod:`.outputs`
 (:func:`writing`: claims, locks, records), :mod:`.writers` (every writer:
 Parquet also a row group at a time, the DuckDB index, the spill file),
-:mod:`.verified` (verified reads, Parquet parsed), :mod:`.verify` (``qacamp
+:mod:`.verified` (verified reads, Parquet parsed), :mod:`.rowgroups` (a
+verified Parquet file read a row group at a time), :mod:`.verify` (``qacamp
 verify``, the workflow's check of its outdir).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from .outputs import active, writing
 from .records import sha256_file
+from .rowgroups import read_row_groups
 from .verified import (
     Damaged,
     SchemaMismatch,
@@ -19,7 +21,6 @@ from .verified import (
     read_given_parquet,
     read_json,
     read_parquet,
-    read_row_groups,
 )
 from .verify import prepare_outdir, recorded_hashes, verify_tree
 from .writers import (

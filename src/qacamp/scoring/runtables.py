@@ -2,7 +2,7 @@
 
 ``responses``, ``judgments`` and ``nugget_matches`` come either as frames in
 memory (``qacamp eval``, the API) or as a
-:class:`~qacamp.io.verified.RowGroups` source (``qacamp score`` reading the
+:class:`~qacamp.io.rowgroups.RowGroups` source (``qacamp score`` reading the
 ingest's Parquet), whose rows are decoded a row group at a time.  The scoring
 reads them only through these three functions, so both give the same frames:
 

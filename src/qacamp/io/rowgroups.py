@@ -1,0 +1,153 @@
+"""Verified Parquet read a row group at a time: the run tables `qacamp score`
+decodes batch by batch of runs (:class:`RowGroups`, from a private copy of
+the file made while it is hashed and checked against qacamp's record)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ..errors import InputError
+from .verified import (
+    Damaged,
+    SchemaMismatch,
+    _check,
+    _is_string,
+    _open,
+    _readerr,
+    decode,
+    open_parquet,
+    parquet_error,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+
+def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
+                    ) -> RowGroups:
+    """A Parquet file qacamp wrote, read a row group at a time from a private
+    copy (an unnamed temporary file) made while it is hashed and verified."""
+    import pyarrow as pa
+
+    path = Path(path)
+    fd, _st, rec = _open(path, None)
+    copy = None
+
+    def copying(call, *args):  # (a failure of the copy: no room in the temporary folder)
+        try:
+            return call(*args)
+        except OSError as exc:
+            raise InputError(path, None, "cannot make a private copy of it in the temporary "
+                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                             "free space there, or set TMPDIR to a folder with space") from None
+    try:
+        copy = copying(tempfile.TemporaryFile)
+        h, size = hashlib.sha256(), 0
+        while block := os.read(fd, 1 << 26):
+            h.update(block)
+            size += len(block)
+            copying(copy.write, block)
+        copying(copy.flush)
+        _check(path, rec, h.hexdigest(), size)
+    except BaseException as exc:
+        if copy is not None:
+            copy.close()
+        if isinstance(exc, OSError):
+            raise _readerr(path, exc) from None
+        raise
+    finally:
+        os.close(fd)
+
+    def opener(dictionary: list[str] | None = None):
+        try:
+            return open_parquet(pa.PythonFile(copy, mode="r"), columns, schema,
+                                dictionary=dictionary)
+        except (SchemaMismatch, Damaged) as exc:
+            raise parquet_error(path, rec, exc) from None
+
+    return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc))
+
+
+class RowGroups:
+    """A verified Parquet table decoded a row group at a time (a batch of runs
+    decodes only the row groups holding its rows)."""
+
+    def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
+                 error: Callable[[Exception], Exception]) -> None:
+        self._pf, self._opener, self._coded = opener(None), opener, None
+        self.columns, self._error = list(columns), error
+        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
+        self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+
+    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
+        try:
+            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+        except Damaged as exc:
+            raise self._error(exc) from None
+
+    def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
+        if self._coded is None:
+            self._coded = self._opener([f.name for f in self._pf.schema_arrow
+                                        if f.name in self.columns and _is_string(f.type)])
+        return self._read(self._coded, g, columns)
+
+    def _kept_group(self, g: int, columns: list[str]) -> pa.Table:
+        """Row group ``g``'s ``columns``, strings coded: the last one is kept
+        (consecutive batches of runs share one), holding each distinct
+        string once; the one before is freed before this one is decoded."""
+        if self._last is None or self._last[0] != (g, tuple(columns)):
+            self._last = None
+            self._last = ((g, tuple(columns)), self._coded_group(g, columns))
+        return self._last[1]
+
+    def _plain(self, table: pa.Table) -> pa.Table:
+        """``table`` with its coded strings as the file's declared types."""
+        import pyarrow as pa
+
+        types = {f.name: f.type for f in self._pf.schema_arrow}
+        return pa.table([c.cast(types[name]) if pa.types.is_dictionary(c.type) else c
+                         for name, c in zip(table.column_names, table.columns, strict=True)],
+                        names=table.column_names)
+
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
+
+    def chunks(self, columns: list[str] | None = None, coded: bool = False
+               ) -> Iterator[pl.DataFrame]:
+        """``columns``, a frame per row group (one if empty); ``coded``: strings as Categorical."""
+        columns = list(columns or self.columns)
+        if not self._pf.num_row_groups:
+            yield self._empty(columns)
+        for g in range(self._pf.num_row_groups):
+            yield pl.from_arrow(self._coded_group(g, columns) if coded
+                                else self._plain(self._kept_group(g, columns)))
+
+    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+             ) -> pl.DataFrame:
+        """The rows whose ``key`` is one of ``values``, in file order."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        columns, wanted = list(columns or self.columns), frozenset(values)
+        if key not in self._values:
+            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
+                                           .to_pylist()) for g in range(self._pf.num_row_groups)]
+        parts = []
+        for g, present in enumerate(self._values[key]):
+            if present & wanted:
+                table = self._kept_group(g, columns)
+                if not present <= wanted:
+                    col = table.column(key)
+                    values = pa.array(sorted(wanted), type=col.type.value_type
+                                      if pa.types.is_dictionary(col.type) else col.type)
+                    table = table.filter(pc.is_in(col, value_set=values))
+                parts.append(self._plain(table))
+        return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
