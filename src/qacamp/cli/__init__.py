@@ -198,8 +198,9 @@ def report_error(line: str) -> None:
 
 
 #: ``qacamp reliability A ... --then B ...``: the word that ends one analysis's
-#: (or report step's) command line and starts the next, run in the same process (an option value
-#: of its own word cannot start with ``--``, so the word is never a value)
+#: (or report step's) command line and starts the next, run in the same
+#: process (an option value of its own word cannot start with ``--``, so the
+#: word is never a value)
 THEN = "--then"
 #: the commands whose runs may be chained with :data:`THEN`
 CHAINED = ("reliability", "report")
@@ -214,8 +215,8 @@ def commands(argv: list[str]) -> list[list[str]]:
         return [argv]
     command = _command(argv)
     if command not in CHAINED:
-        raise UsageError(f"{THEN} chains runs of {' or '.join(f'`qacamp {c}`' for c in CHAINED)}"
-                         " only; "
+        chainable = " or ".join(f"`qacamp {c}`" for c in CHAINED)
+        raise UsageError(f"{THEN} chains runs of {chainable} only; "
                          f"run `qacamp {command or 'COMMAND'}` once per command line")
     parts, part = [], []
     for word in argv:

@@ -82,8 +82,12 @@ class RowGroups:
 
     def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
                  error: Callable[[Exception], Exception]) -> None:
-        self._pf, self._opener, self._coded = opener(None), opener, None
         self.columns, self._error = list(columns), error
+        self._pf = opener(None)
+        # the declared types, and the same file with its strings read as dictionaries
+        self._types = {f.name: f.type for f in self._pf.schema_arrow}
+        self._coded = opener([name for name, t in self._types.items()
+                              if name in self.columns and _is_string(t)])
         self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
 
@@ -94,9 +98,6 @@ class RowGroups:
             raise self._error(exc) from None
 
     def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
-        if self._coded is None:
-            self._coded = self._opener([f.name for f in self._pf.schema_arrow
-                                        if f.name in self.columns and _is_string(f.type)])
         return self._read(self._coded, g, columns)
 
     def _kept_group(self, g: int, columns: list[str]) -> pa.Table:
@@ -112,8 +113,7 @@ class RowGroups:
         """``table`` with its coded strings as the file's declared types."""
         import pyarrow as pa
 
-        types = {f.name: f.type for f in self._pf.schema_arrow}
-        return pa.table([c.cast(types[name]) if pa.types.is_dictionary(c.type) else c
+        return pa.table([c.cast(self._types[name]) if pa.types.is_dictionary(c.type) else c
                          for name, c in zip(table.column_names, table.columns, strict=True)],
                         names=table.column_names)
 
