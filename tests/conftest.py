@@ -2,8 +2,7 @@
 
 The expensive ones are made once per session, for every module that asks:
 the demo run with the README's command (``demo_work``, ``demo``,
-``demo_log``), the clean run of a small two-campaign config
-(``reference_run``), and the simulated files of a small CLEF-QA campaign
+``demo_log``) and the simulated files of a small CLEF-QA campaign
 (``small_campaign`` copies them into the test's own folder).
 """
 
@@ -14,12 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from workflow_util import DEMO_OUT, demo_run, run_clean, small_clef_campaign
+from workflow_util import DEMO_OUT, demo_run, small_clef_campaign
 
 #: the session's demo run
 DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
 #: fixtures that run the workflow: a test asking for one is slow whatever its marks
-WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
+WORKFLOW_FIXTURES = DEMO_FIXTURES
 
 #: `make test` runs the tests in a process per core and one more (pytest-xdist),
 #: one file at a time per process, except that the files whose tests read a
@@ -30,10 +29,9 @@ WORKFLOW_FIXTURES = DEMO_FIXTURES | {"reference_run"}
 GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
                  "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
-    "reference run": {"test_interrupt.py"},
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
-_SESSION_RUN = {"demo run": DEMO_FIXTURES, "reference run": {"reference_run"}}
+_SESSION_RUN = {"demo run": DEMO_FIXTURES}
 
 
 def _ranks(items: list[pytest.Item]):
@@ -112,13 +110,6 @@ def demo(demo_work) -> Path:
 def demo_log(_demo) -> subprocess.CompletedProcess:
     """What the session's demo run printed (as a person sees it)."""
     return _demo[1]
-
-
-@pytest.fixture(scope="session")
-def reference_run(tmp_path_factory) -> Path:
-    """The workdir of one clean, uninterrupted run of the small two-campaign
-    config (workflow_util.campaign_config); tests only read it."""
-    return run_clean(tmp_path_factory.mktemp("reference"))
 
 
 # --------------------------------------------------------------------------- a small campaign

@@ -56,7 +56,7 @@ def campaign(request, tmp_path_factory):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("per_batch", [1, 3, None])
+@pytest.mark.parametrize("per_batch", [3, None])  # 1 run a batch: the test after this one
 def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch, per_batch,
                                                  threads):
     ingest, whole = campaign
@@ -88,7 +88,8 @@ def _counting(monkeypatch, module) -> list:
 def test_the_threads_option_scores_that_many_batches_at_once(campaign, tmp_path, monkeypatch,
                                                               threads):
     """`qacamp score --threads N` (the workflow's cores of the step) scores N
-    batches at once, and the files have the bytes of the default run."""
+    batches at once, and the files have the bytes of the default run (batches
+    of one run each, scored by 1 or 2 threads)."""
     ingest, whole = campaign
     monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
         [name] for name in names])  # a batch per run: more batches than threads

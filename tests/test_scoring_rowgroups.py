@@ -65,13 +65,29 @@ def _same(a: dict, b: dict) -> None:
         assert_frame_equal(a[name], b[name], check_exact=True), name
 
 
+@pytest.fixture(scope="module")
+def whole_scores(ingested):
+    """The scores of a shard from the tables read whole, in the default
+    batches, each made once (the scores do not depend on the batches:
+    tests/test_scoring_parallel.py)."""
+    kind, campaign, tables, _ = ingested
+    made = {}
+
+    def scores(shard: tuple[int, int]) -> dict:
+        if shard not in made:
+            made[shard] = score_campaign(kind, tables, campaign, shard)
+        return made[shard]
+
+    return scores
+
+
 @pytest.mark.parametrize(("cells", "shard"), [(None, (0, 1)), (300, (0, 1)), (300, (2, 3))])
-def test_scores_from_row_groups_equal_scores_from_whole_tables(ingested, monkeypatch, cells,
-                                                               shard):
+def test_scores_from_row_groups_equal_scores_from_whole_tables(ingested, whole_scores,
+                                                               monkeypatch, cells, shard):
     kind, campaign, tables, small = ingested
+    whole = whole_scores(shard)
     if cells is not None:  # batches of a few runs: they cut across row groups
         monkeypatch.setattr(batches, "BATCH_CELLS", cells)
-    whole = score_campaign(kind, tables, campaign, shard)
     _same(score_campaign(kind, _sources(tables, small), campaign, shard), whole)
 
 

@@ -24,6 +24,7 @@ from paths import SHARED_DATA
 from test_hostile_outputs import fingerprint
 from workflow_util import (
     BIN,
+    ROOT,
     differing_files,
     env,
     error_lines,
@@ -112,6 +113,17 @@ def test_config_error_names_the_key_in_one_line(tmp_path, key):
         "Fix: allowed here: kind, min_coverage, preset, questions, reliability, report, runs, "
         "title"], res.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_default_profile_is_picked_up(tmp_path, small_campaign):
+    # the Snakefile is at the repository root, so Snakemake would look for
+    # profiles/default there; `make demo` (and the README) name the profile
+    res = subprocess.run([str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "-d",
+                          str(tmp_path), "--cores", "2", "--configfile", str(small_campaign),
+                          "-n", "--workflow-profile", str(ROOT / "workflow/profiles/default")],
+                         cwd=ROOT, capture_output=True, text=True, env=env(), timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Using workflow specific profile" in res.stdout + res.stderr
 
 
 def test_missing_raw_file_names_campaign_and_key_in_one_line(tmp_path, small_campaign):

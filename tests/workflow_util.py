@@ -213,49 +213,9 @@ def differing_files(a: Path, b: Path) -> list[str]:
 TEMP_NAME = re.compile(r"^\..+\.(tmp|old|parquet|csv|png|svg|wal)$")
 
 
-def campaign_config(tmp: Path) -> Path:
-    """The small CLEF campaign of :func:`small_clef_campaign` plus a tiny TREC
-    factoid campaign with three judgment sets (so the Kendall and agreement
-    tables have content)."""
-    cfg = small_clef_campaign(tmp, runs=5, questions=60)
-    res = qacamp("simulate", "trec-factoid", "--runs", "5", "--questions", "60",
-                 "--judgment-sets", "3", "--out", str(tmp / "tf"), "--quiet")
-    assert res.returncode == 0, res.stderr
-    doc = yaml.safe_load(cfg.read_text())
-    # 60 questions: two disjoint subsets of at most 30
-    doc["campaigns"]["mine"]["reliability"]["swap"]["sizes"] = "10:30:10"
-    doc["campaigns"]["tf"] = {
-        "kind": "trec-factoid",
-        "questions": "tf/questions.txt",
-        "judgment_sets": {s: f"tf/judged/{s}/*.txt.gz"
-                          for s in ("adjudicated", "assessor1", "assessor2")},
-        "primary": "adjudicated",
-        "reliability": {
-            "swap": {"sizes": "10:30:10", "trials": 4, "min_fit_size": 10},
-            "stability": {"size": 30, "trials": 10},
-            "bootstrap": {"trials": 50},
-        },
-    }
-    cfg.write_text(yaml.safe_dump(doc, sort_keys=True))
-    return cfg
-
-
-def run_clean(tmp: Path) -> Path:
-    """A clean, uninterrupted workflow run of :func:`campaign_config` in ``tmp``."""
-    cfg = campaign_config(tmp)
-    res = snakemake(tmp, configfile=cfg)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return tmp
-
-
-def differing(a: Path, b: Path) -> list[str]:
-    """Files that differ between the results of two workdirs (default outdir)."""
-    return differing_files(a / "results", b / "results")
-
-
-def leftover_temp_files(workdir: Path) -> list[str]:
-    """Temporary files and locks of qacamp's writers left under ``workdir/results``."""
-    results = workdir / "results"
+def leftover_temp_files(workdir: Path, outdir: str = "results") -> list[str]:
+    """Temporary files and locks of qacamp's writers left under ``workdir/outdir``."""
+    results = workdir / outdir
     return sorted(p.relative_to(results).as_posix() for p in results.rglob("*")
                   if TEMP_NAME.match(p.name) or (p.parent.name == ".qacamp-output" and (
                       p.name == ".tmp" or p.name.endswith(".lock"))))

@@ -1,4 +1,4 @@
-"""A deterministic kill point for tests/test_interrupt.py (never on the path of
+"""A deterministic kill point for tests/test_interrupt_demo.py (never on the path of
 a user's run: the test puts this folder first on the PYTHONPATH of the workflow
 it starts).
 
