@@ -64,8 +64,8 @@ report:
 # The tests run in one process per core and one more (pytest-xdist): the
 # workflow tests wait on the processes they start (Snakemake's job polling,
 # the SLURM queue), and the extra process keeps every core busy meanwhile.  A
-# file at a time per process; the files reading the session's demo run (or
-# reference run) go as one unit, so that run is made once (tests/conftest.py).
+# file at a time per process; the files reading the session's demo run go as
+# one unit, so that run is made once (tests/conftest.py).
 # `make test PYTEST_ARGS='-m "not slow"'` is the quick loop.  Bytecode may be
 # written during the tests (PYTHONDONTWRITEBYTECODE emptied): pytest keeps the
 # test modules it rewrites for its assertions in tests/__pycache__ only then,
