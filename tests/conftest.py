@@ -2,7 +2,8 @@
 
 The expensive ones are made once per session, for every module that asks:
 the demo run with the README's command (``demo_work``, ``demo``,
-``demo_log``) and the simulated files of a small CLEF-QA campaign
+``demo_log``), the ingest and the scores of single demo campaigns
+(``demo_ingest``, ``demo_scores``) and the simulated files of a small CLEF-QA campaign
 (``small_campaign`` copies them into the test's own folder).
 """
 
@@ -13,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from workflow_util import DEMO_OUT, demo_run, small_clef_campaign
+from workflow_util import DEMO_OUT, ROOT, demo_run, qacamp_in_root, small_clef_campaign
 
 #: the session's demo run
 DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
@@ -29,9 +30,11 @@ WORKFLOW_FIXTURES = DEMO_FIXTURES
 GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
                  "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
+    "demo campaigns": {"test_scoring_parallel.py", "test_scoring_rowgroups.py",
+                       "test_scoring_shards.py"},
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
-_SESSION_RUN = {"demo run": DEMO_FIXTURES}
+_SESSION_RUN = {"demo run": DEMO_FIXTURES, "demo campaigns": {"demo_ingest", "demo_scores"}}
 
 
 def _ranks(items: list[pytest.Item]):
@@ -110,6 +113,44 @@ def demo(demo_work) -> Path:
 def demo_log(_demo) -> subprocess.CompletedProcess:
     """What the session's demo run printed (as a person sees it)."""
     return _demo[1]
+
+
+# --------------------------------------------------------------------------- demo campaigns
+
+@pytest.fixture(scope="session")
+def demo_ingest(tmp_path_factory):
+    """``demo_ingest(name)``: the ingest folder of config/config.yaml's
+    campaign ``name`` (`qacamp ingest`), made once per session; tests only
+    read it."""
+    made: dict[str, Path] = {}
+
+    def ingest(name: str) -> Path:
+        if name not in made:
+            out = tmp_path_factory.mktemp(name) / "ingest"
+            assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
+                                  "--campaign", name, "--out", out) == 0
+            made[name] = out
+        return made[name]
+
+    return ingest
+
+
+@pytest.fixture(scope="session")
+def demo_scores(demo_ingest):
+    """``demo_scores(name)``: (ingest folder, folder of one default `qacamp
+    score`) of the demo campaign ``name``, made once per session; tests only
+    read them."""
+    made: dict[str, tuple[Path, Path]] = {}
+
+    def scores(name: str) -> tuple[Path, Path]:
+        if name not in made:
+            ingest = demo_ingest(name)
+            out = ingest.parent / "scores"
+            assert qacamp_in_root("score", "--ingest", ingest, "--out", out) == 0
+            made[name] = ingest, out
+        return made[name]
+
+    return scores
 
 
 # --------------------------------------------------------------------------- a small campaign

@@ -24,17 +24,15 @@ import qacamp.scoring
 from qacamp.cli import main
 from qacamp.io import parquet_bytes, spilling
 from qacamp.io.writers import SortedWriter
+from qacamp.scoring import batches
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 GOLD = SHARED_DATA / "qa4mre" / "QA4MRE-2012-EN_GS.xml"
 
 
-def _ingest(name: str, d: Path) -> Path:
-    if name != "real-qa4mre2012":
-        assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
-                              "--campaign", name, "--out", d / "ingest") == 0
-        return d / "ingest"
+def _real_ingest(d: Path) -> Path:
+    """The QA4MRE 2012 gold standard with 7 simulated runs, ingested in ``d``."""
     if not GOLD.exists():
         pytest.skip("shared data missing")
     assert qacamp_in_root("simulate", "qa4mre", "--questions-from", GOLD, "--out", d / "sim",
@@ -47,10 +45,12 @@ def _ingest(name: str, d: Path) -> Path:
 
 
 @pytest.fixture(scope="module", params=["trec2002", "qa4mre2013", "real-qa4mre2012"])
-def campaign(request, tmp_path_factory):
+def campaign(request, demo_scores, tmp_path_factory):
     """(ingest folder, scores folder of one default `qacamp score`)."""
+    if request.param != "real-qa4mre2012":
+        return demo_scores(request.param)
     d = tmp_path_factory.mktemp(request.param)
-    ingest = _ingest(request.param, d)
+    ingest = _real_ingest(d)
     assert qacamp_in_root("score", "--ingest", ingest, "--out", d / "scores") == 0
     return ingest, d / "scores"
 
@@ -91,8 +91,7 @@ def test_the_threads_option_scores_that_many_batches_at_once(campaign, tmp_path,
     batches at once, and the files have the bytes of the default run (batches
     of one run each, scored by 1 or 2 threads)."""
     ingest, whole = campaign
-    monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
-        [name] for name in names])  # a batch per run: more batches than threads
+    monkeypatch.setattr(batches, "BATCH_CELLS", 1)  # a batch per run: more batches than threads
     seen = _counting(monkeypatch, qacamp.scoring)
     out = tmp_path / f"scores{threads}"
     assert qacamp_in_root("score", "--ingest", ingest, "--out", out, "--threads", threads) == 0

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
-from workflow_util import qacamp_in_root
 
 from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
@@ -30,21 +29,17 @@ from qacamp.scoring import batches, score_campaign
 from qacamp.scoring.runtables import RUN_TABLES
 from qacamp.tables import SCHEMAS
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013", "pan"])
-def ingested(request, tmp_path_factory):
+def ingested(request, demo_ingest, tmp_path_factory):
     """(kind, campaign, tables read whole, folder of the run tables rewritten
     in about 23 row groups) of one demo campaign."""
-    d = tmp_path_factory.mktemp(request.param)
-    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
-                   request.param, "--out", d / "ingest") == 0
-    campaign = read_resolved(d / "ingest" / "campaign.json")
+    ingest = demo_ingest(request.param)
+    campaign = read_resolved(ingest / "campaign.json")
     kind = campaign.get("kind") or campaign["options"]["kind"]
-    tables = {name: read_parquet(d / "ingest" / f"{name}.parquet", schema=SCHEMAS[name])
+    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
               for name in SCHEMAS}
-    small = d / "small"
+    small = tmp_path_factory.mktemp(request.param) / "small"
     small.mkdir()
     for name in RUN_TABLES:
         size = max(7, tables[name].height // 23)  # about 23 row groups

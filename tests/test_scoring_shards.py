@@ -2,8 +2,8 @@
 `qacamp score --shard I/N` then `--merge` writes the same bytes as one
 unsharded `qacamp score`, for 1 and 3 shards, on demo campaigns (several
 judgment sets and NIL questions: trec2002; series, list and Other questions:
-trec2004; QA4MRE baselines scored as runs: qa4mre2013); batches of one run
-give the same bytes too; the merge refuses a missing, repeated or foreign
+trec2004; QA4MRE baselines scored as runs: qa4mre2013; batches of one run:
+tests/test_scoring_parallel.py); the merge refuses a missing, repeated or foreign
 shard with a one-line error and writes nothing."""
 
 from __future__ import annotations
@@ -13,18 +13,13 @@ from pathlib import Path
 import pytest
 from workflow_util import qacamp_in_root
 
-ROOT = Path(__file__).resolve().parents[1]
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
 
 
 @pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013"])
-def campaign(request, tmp_path_factory):
+def campaign(request, demo_scores):
     """(ingest folder, unsharded scores folder) of one demo campaign."""
-    d = tmp_path_factory.mktemp(request.param)
-    assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml", "--campaign",
-                   request.param, "--out", d / "ingest") == 0
-    assert qacamp_in_root("score", "--ingest", d / "ingest", "--out", d / "scores") == 0
-    return d / "ingest", d / "scores"
+    return demo_scores(request.param)
 
 
 def _shards(ingest: Path, base: Path, n: int) -> list[Path]:
@@ -44,16 +39,6 @@ def test_merged_shards_are_the_unsharded_bytes(campaign, tmp_path, n):
                    "--merge", *reversed(dirs)) == 0
     for f in FILES:
         assert (tmp_path / "merged" / f).read_bytes() == (whole / f).read_bytes(), f
-
-
-def test_batches_of_one_run_are_the_same_bytes(campaign, tmp_path, monkeypatch):
-    from qacamp.scoring import batches
-
-    monkeypatch.setattr(batches, "BATCH_CELLS", 1)  # every run its own batch
-    ingest, whole = campaign
-    assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
-    for f in FILES:
-        assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
 
 
 def _refused(capsys, ingest, out, dirs, words):
