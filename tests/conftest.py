@@ -9,6 +9,8 @@ the demo run with the README's command (``demo_work``, ``demo``,
 
 from __future__ import annotations
 
+import fcntl
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,19 +24,25 @@ DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
 WORKFLOW_FIXTURES = DEMO_FIXTURES
 
 #: `make test` runs the tests in a process per core and one more (pytest-xdist),
-#: one file at a time per process, except that the files whose tests read a
-#: session run go as one group to one process, so that run is made once.
-#: These groups come first, then the other files holding slow tests, then the
-#: rest: the longest work is handed out first, and the last files to be handed
-#: out take seconds, so the processes end together.
+#: one file at a time per process, except that the files of a group go
+#: together to one process: the files reading the session's demo run (made
+#: once for all processes, by the first that asks: :func:`_demo`), the demo
+#: killed and resumed (a second demo run, made by another process meanwhile),
+#: and the files sharing the ingest and scores of single demo campaigns (made
+#: once per process).  These groups come first, then the other files holding
+#: slow tests, then the rest: the longest work is handed out first, and the
+#: last files to be handed out take seconds, so the processes end together.
 GROUPS = {
-    "demo run": {"test_demo.py", "test_hostile_damage.py", "test_interrupt_demo.py",
-                 "test_pages_publish.py", "test_report_browser.py", "test_workflow_log.py"},
+    "demo run": {"test_demo.py", "test_hostile_damage.py", "test_pages_publish.py",
+                 "test_report_browser.py", "test_workflow_log.py"},
+    "demo resumed": {"test_interrupt_demo.py"},
     "demo campaigns": {"test_scoring_parallel.py", "test_scoring_rowgroups.py",
                        "test_scoring_shards.py"},
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
-_SESSION_RUN = {"demo run": DEMO_FIXTURES, "demo campaigns": {"demo_ingest", "demo_scores"}}
+#: session fixtures -> the groups whose files may ask for them
+_SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"}),
+                "the demo campaigns": ({"demo_ingest", "demo_scores"}, {"demo campaigns"})}
 
 
 def _ranks(items: list[pytest.Item]):
@@ -56,12 +64,12 @@ def pytest_collection_modifyitems(items):
         names = set(getattr(item, "fixturenames", ()))
         if WORKFLOW_FIXTURES & names:
             item.add_marker(pytest.mark.slow)
-        for group, fixtures in _SESSION_RUN.items():
-            if fixtures & names and item.path.name not in GROUPS[group]:
+        for what, (fixtures, groups) in _SESSION_RUN.items():
+            if fixtures & names and _GROUP_OF.get(item.path.name) not in groups:
                 raise pytest.UsageError(
-                    f"{item.nodeid} uses the session's {group}: add {item.path.name} to "
-                    f"GROUPS[{group!r}] in tests/conftest.py (else each test process "
-                    "would make that run again)")
+                    f"{item.nodeid} uses {what}: add {item.path.name} to one of the "
+                    f"GROUPS {sorted(groups)} in tests/conftest.py (else each test "
+                    "process would wait for it or make it again)")
     items.sort(key=_ranks(items))  # stable: the order within a file is kept
 
 
@@ -90,9 +98,25 @@ def here(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- workflow runs
 
 @pytest.fixture(scope="session")
-def _demo(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    work = tmp_path_factory.mktemp("demo")
-    return work, demo_run(work)
+def _demo(tmp_path_factory, worker_id) -> tuple[Path, subprocess.CompletedProcess]:
+    """(workdir, what it printed) of the clean demo run, made once per `pytest`
+    run: under pytest-xdist by the first test process that asks, in the folder
+    shared by the processes' temporary folders, while the others wait on a
+    lock beside it and then read what it made."""
+    if worker_id == "master":
+        work = tmp_path_factory.mktemp("demo")
+        return work, demo_run(work)
+    shared = tmp_path_factory.getbasetemp().parent
+    work, done = shared / "demo", shared / "demo.json"
+    with open(shared / "demo.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.is_file():  # (a process whose run failed left no record)
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            res = demo_run(work)
+            done.write_text(json.dumps([res.args, res.returncode, res.stdout, res.stderr]))
+        args, code, out, err = json.loads(done.read_text())
+    return work, subprocess.CompletedProcess(args, code, out, err)
 
 
 @pytest.fixture(scope="session")
