@@ -39,7 +39,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def own_campaign(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("own")
-    cfg = small_clef_campaign(tmp)
+    cfg = small_clef_campaign(tmp, shards=1)  # (the demo runs its shards and merges)
     res = snakemake(tmp, configfile=cfg)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return tmp
