@@ -39,6 +39,11 @@ GROUPS = {
     "demo campaigns": {"test_scoring_parallel.py", "test_scoring_rowgroups.py",
                        "test_scoring_shards.py"},
 }
+#: after the groups, the files that take longest (minutes of a `make test`
+#: on 2 cores), longest first; then the other files with slow tests, then the rest
+LONGEST = ("test_workflow.py", "test_slurm.py", "test_significance_effects.py",
+           "test_benchmarks.py", "test_hostile_limits.py", "test_injection.py",
+           "test_ownership.py", "test_hostile_workflow.py")
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 #: session fixtures -> the groups whose files may ask for them
 _SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"}),
@@ -46,15 +51,18 @@ _SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"}),
 
 
 def _ranks(items: list[pytest.Item]):
-    """The order files are handed out in: the groups, then the files with a
-    slow test, then the others (each file's tests keep their order)."""
+    """The order files are handed out in: the groups, the :data:`LONGEST`
+    files, then the files with a slow test, then the others (each file's
+    tests keep their order)."""
     slow = {item.path.name for item in items if item.get_closest_marker("slow")}
+    order = [*GROUPS, *LONGEST]
 
     def rank(item: pytest.Item) -> int:
-        group = _GROUP_OF.get(item.path.name)
-        if group:
-            return list(GROUPS).index(group)
-        return len(GROUPS) + (item.path.name not in slow)
+        name = item.path.name
+        at = _GROUP_OF.get(name, name)
+        if at in order:
+            return order.index(at)
+        return len(order) + (name not in slow)
 
     return rank
 
