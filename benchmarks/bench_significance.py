@@ -112,10 +112,11 @@ def main(argv: list[str] | None = None) -> None:
         sig = ["reliability", "significance", "--scores", str(root / "scores"),
                "--seed", "1"]
         rows = []
-        # numba compiles ranx's kernel on first use (cached afterwards): warm it
-        warm = root / "warm.npy"
-        np.save(warm, np.load(root / "accuracy.npy")[:, :2])
-        timed([sys.executable, "-c", RANX, str(warm), "10", str(root / "w.npy")])
+        if not args.tiny:  # (--tiny times nothing worth a warm-up)
+            # numba compiles ranx's kernel on first use (cached afterwards): warm it
+            warm = root / "warm.npy"
+            np.save(warm, np.load(root / "accuracy.npy")[:, :2])
+            timed([sys.executable, "-c", RANX, str(warm), "10", str(root / "w.npy")])
         wall, cpu = timed([sys.executable, "-c", RANX, str(root / "accuracy.npy"), str(perms),
                            str(root / "ranx.npy")])
         rows.append(("ranx fisher_randomization_test, pair by pair, accuracy (means)", wall, cpu))

@@ -82,13 +82,13 @@ def test_t_test_intervals_and_effect_sizes_equal_scipy_on_every_pair(name):
 
 @pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
-@pytest.mark.parametrize("name, runs", [("web2004", 40), ("genomics2004", None)])
+@pytest.mark.parametrize("name, runs", [("web2004", 24), ("genomics2004", None)])
 def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name, runs):
     """Tukey's simultaneous intervals: d +/- q_crit / sqrt(2) x the standard error
     statsmodels' OLS fit gives the contrast of the two runs (two-way model on
     the long table), q_crit scipy's studentized range (as statsmodels' tukeyhsd);
     Sakai's ES_E over the OLS residual standard deviation.  Every pair of
-    Genomics 2004 and of 40 runs of Web 2004 (the studentized range's p-values
+    Genomics 2004 and of 24 runs of Web 2004 (the studentized range's p-values
     of all 2,628 Web pairs take half a minute)."""
     from scipy.stats import studentized_range
     from statsmodels.formula.api import ols
@@ -316,7 +316,7 @@ def test_baseline_anova_is_dunnetts_test_on_genomics():
     rho = np.full((k, k), 0.5)
     np.fill_diagonal(rho, 1.0)
     mvt = multivariate_t(shape=rho, df=df, seed=7)
-    for row in out.filter(pl.col("p_value").is_between(1e-4, 0.9)).head(4).iter_rows(named=True):
+    for row in out.filter(pl.col("p_value").is_between(1e-4, 0.9)).head(2).iter_rows(named=True):
         x = np.full(k, abs(row["statistic"]))
         assert row["p_value"] == pytest.approx(1 - mvt.cdf(x, lower_limit=-x, maxpts=400_000),
                                                abs=2e-5)
