@@ -1,10 +1,11 @@
 """Fixtures shared by several test modules.
 
-The expensive ones are made once per session, for every module that asks:
-the demo run with the README's command (``demo_work``, ``demo``,
-``demo_log``), the ingest and the scores of single demo campaigns
-(``demo_ingest``, ``demo_scores``) and the simulated files of a small CLEF-QA campaign
-(``small_campaign`` copies them into the test's own folder).
+The expensive ones are made once, for every module that asks: the demo run
+with the README's command (``demo_work``, ``demo``, ``demo_log``; once for
+all test processes), the ingest and the scores of single demo campaigns
+(``demo_ingest``, ``demo_scores``) and the simulated files of a small CLEF-QA
+campaign (``small_campaign`` copies them into the test's own folder; these
+once per test process).
 """
 
 from __future__ import annotations
@@ -26,28 +27,26 @@ WORKFLOW_FIXTURES = DEMO_FIXTURES
 #: `make test` runs the tests in a process per core and one more (pytest-xdist),
 #: one file at a time per process, except that the files of a group go
 #: together to one process: the files reading the session's demo run (made
-#: once for all processes, by the first that asks: :func:`_demo`), the demo
-#: killed and resumed (a second demo run, made by another process meanwhile),
-#: and the files sharing the ingest and scores of single demo campaigns (made
-#: once per process).  These groups come first, then the other files holding
-#: slow tests, then the rest: the longest work is handed out first, and the
-#: last files to be handed out take seconds, so the processes end together.
+#: once for all processes, by the first that asks: :func:`_demo`), and the
+#: demo killed and resumed (a second demo run, made by another process
+#: meanwhile).  These groups come first, then the :data:`LONGEST` files, then
+#: the other files holding slow tests, then the rest: the longest work is
+#: handed out first, and the last files to be handed out take seconds, so
+#: the processes end together (with `-m "not slow"` too).
 GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_pages_publish.py",
                  "test_report_browser.py", "test_workflow_log.py"},
     "demo resumed": {"test_interrupt_demo.py"},
-    "demo campaigns": {"test_scoring_parallel.py", "test_scoring_rowgroups.py",
-                       "test_scoring_shards.py"},
 }
-#: after the groups, the files that take longest (minutes of a `make test`
-#: on 2 cores), longest first; then the other files with slow tests, then the rest
-LONGEST = ("test_workflow.py", "test_slurm.py", "test_significance_effects.py",
-           "test_benchmarks.py", "test_hostile_limits.py", "test_injection.py",
-           "test_ownership.py", "test_hostile_workflow.py")
+#: after the groups, the files that take longest (a minute or more of a
+#: `make test` on 2 cores), longest first
+LONGEST = ("test_workflow.py", "test_slurm.py", "test_scoring_parallel.py",
+           "test_significance_effects.py", "test_scoring_rowgroups.py", "test_benchmarks.py",
+           "test_hostile_limits.py", "test_injection.py", "test_ownership.py",
+           "test_hostile_workflow.py", "test_scoring_shards.py")
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 #: session fixtures -> the groups whose files may ask for them
-_SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"}),
-                "the demo campaigns": ({"demo_ingest", "demo_scores"}, {"demo campaigns"})}
+_SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"})}
 
 
 def _ranks(items: list[pytest.Item]):
@@ -152,8 +151,8 @@ def demo_log(_demo) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="session")
 def demo_ingest(tmp_path_factory):
     """``demo_ingest(name)``: the ingest folder of config/config.yaml's
-    campaign ``name`` (`qacamp ingest`), made once per session; tests only
-    read it."""
+    campaign ``name`` (`qacamp ingest`), made once per test process; tests
+    only read it."""
     made: dict[str, Path] = {}
 
     def ingest(name: str) -> Path:
@@ -170,8 +169,8 @@ def demo_ingest(tmp_path_factory):
 @pytest.fixture(scope="session")
 def demo_scores(demo_ingest):
     """``demo_scores(name)``: (ingest folder, folder of one default `qacamp
-    score`) of the demo campaign ``name``, made once per session; tests only
-    read them."""
+    score`) of the demo campaign ``name``, made once per test process; tests
+    only read them."""
     made: dict[str, tuple[Path, Path]] = {}
 
     def scores(name: str) -> tuple[Path, Path]:
