@@ -19,10 +19,8 @@ from pathlib import Path
 import pytest
 from workflow_util import DEMO_OUT, ROOT, demo_run, qacamp_in_root, small_clef_campaign
 
-#: the session's demo run
+#: the session's demo run: a test asking for one is slow whatever its marks
 DEMO_FIXTURES = {"_demo", "demo_work", "demo", "demo_log"}
-#: fixtures that run the workflow: a test asking for one is slow whatever its marks
-WORKFLOW_FIXTURES = DEMO_FIXTURES
 
 #: `make test` runs the tests in a process per core and one more (pytest-xdist),
 #: one file at a time per process, except that the files of a group go
@@ -69,7 +67,7 @@ def _ranks(items: list[pytest.Item]):
 def pytest_collection_modifyitems(items):
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        if WORKFLOW_FIXTURES & names:
+        if DEMO_FIXTURES & names:
             item.add_marker(pytest.mark.slow)
         for what, (fixtures, groups) in _SESSION_RUN.items():
             if fixtures & names and _GROUP_OF.get(item.path.name) not in groups:
