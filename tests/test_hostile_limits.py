@@ -265,7 +265,9 @@ def test_workflow_stops_on_a_lone_carriage_return(tmp_path, small_campaign):
     bad.write_bytes(("\n".join(lines[:4]) + "\r" + "\n".join(lines[4:]) + "\n").encode())
     res = snakemake(tmp_path, configfile=cfg)
     assert res.returncode != 0
-    log = (tmp_path / "results/mine/logs/ingest.log").read_text()
+    log_path = tmp_path / "results/mine/logs/ingest.log"
+    assert log_path.is_file(), res.stdout[-3000:] + res.stderr[-3000:]
+    log = log_path.read_text()
     assert "Traceback" not in log
     assert re.search(rf"{re.escape(bad.name)}: line 4: the line holds a carriage return", log), log
     assert not (tmp_path / "results/mine/ingest").exists() or not any(
