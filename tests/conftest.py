@@ -11,6 +11,7 @@ once per test process).
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import shutil
 import subprocess
@@ -151,15 +152,12 @@ def demo_ingest(tmp_path_factory):
     """``demo_ingest(name)``: the ingest folder of config/config.yaml's
     campaign ``name`` (`qacamp ingest`), made once per test process; tests
     only read it."""
-    made: dict[str, Path] = {}
-
+    @functools.cache
     def ingest(name: str) -> Path:
-        if name not in made:
-            out = tmp_path_factory.mktemp(name) / "ingest"
-            assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
-                                  "--campaign", name, "--out", out) == 0
-            made[name] = out
-        return made[name]
+        out = tmp_path_factory.mktemp(name) / "ingest"
+        assert qacamp_in_root("ingest", "--config", ROOT / "config" / "config.yaml",
+                              "--campaign", name, "--out", out) == 0
+        return out
 
     return ingest
 
@@ -169,15 +167,12 @@ def demo_scores(demo_ingest):
     """``demo_scores(name)``: (ingest folder, folder of one default `qacamp
     score`) of the demo campaign ``name``, made once per test process; tests
     only read them."""
-    made: dict[str, tuple[Path, Path]] = {}
-
+    @functools.cache
     def scores(name: str) -> tuple[Path, Path]:
-        if name not in made:
-            ingest = demo_ingest(name)
-            out = ingest.parent / "scores"
-            assert qacamp_in_root("score", "--ingest", ingest, "--out", out) == 0
-            made[name] = ingest, out
-        return made[name]
+        ingest = demo_ingest(name)
+        out = ingest.parent / "scores"
+        assert qacamp_in_root("score", "--ingest", ingest, "--out", out) == 0
+        return ingest, out
 
     return scores
 

@@ -53,10 +53,10 @@ KILLS = [("ingest", "*/ingest/*.parquet"), ("score", "*/scores/*.parquet"),
 STALE_LOCK = "removing the lock left by an earlier run that was killed"
 
 
-def _killed_run(work: Path, stage: str, pattern: str) -> dict:
+def _killed_run(work: Path, stage: str, pattern: str, second: bool) -> dict:
     """`make run` in ``work`` with the kill point on ``pattern``; once a job
-    holds it, (for the first stage) a second `make run` in the same folder,
-    then SIGKILL of the whole process group.  What was seen, as a dict."""
+    holds it, (with ``second``) a second `make run` in the same folder, then
+    SIGKILL of the whole process group.  What was seen, as a dict."""
     marker = work / f"killpoint.{stage.replace(' ', '_')}"
     log_path = work / f"{marker.name}.log"
     facts: dict = {}
@@ -70,7 +70,7 @@ def _killed_run(work: Path, stage: str, pattern: str) -> dict:
                 assert run.poll() is None, log_path.read_text()[-3000:]
                 assert time.monotonic() < deadline, f"the kill point of {stage} was never reached"
                 time.sleep(0.05)
-            if stage == KILLS[0][0]:
+            if second:
                 facts["second"] = subprocess.run(make_cmd("config/config.yaml"), cwd=work,
                                                  capture_output=True, text=True, env=env(),
                                                  timeout=300)
@@ -99,7 +99,8 @@ def resumed_demo(tmp_path_factory):
     """The demo run killed at each stage of :data:`KILLS` and resumed, last
     with plain Snakemake: (workdir, facts of each kill, the final start)."""
     work = demo_workdir(tmp_path_factory.mktemp("demo_killed"))
-    kills = {stage: _killed_run(work, stage, pattern) for stage, pattern in KILLS}
+    kills = {stage: _killed_run(work, stage, pattern, second=i == 0)
+             for i, (stage, pattern) in enumerate(KILLS)}
     cfg = work / "config" / "config.yaml"
     unlock = snakemake(work, "--unlock", configfile=cfg)
     assert unlock.returncode == 0, unlock.stderr[-2000:]

@@ -13,6 +13,7 @@ error naming the file.
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -66,14 +67,7 @@ def whole_scores(ingested):
     batches, each made once (the scores do not depend on the batches:
     tests/test_scoring_parallel.py)."""
     kind, campaign, tables, _ = ingested
-    made = {}
-
-    def scores(shard: tuple[int, int]) -> dict:
-        if shard not in made:
-            made[shard] = score_campaign(kind, tables, campaign, shard)
-        return made[shard]
-
-    return scores
+    return functools.cache(lambda shard: score_campaign(kind, tables, campaign, shard))
 
 
 @pytest.mark.parametrize(("cells", "shard"), [(None, (0, 1)), (300, (0, 1)), (300, (2, 3))])
