@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import polars as pl
@@ -32,8 +31,8 @@ import pytest
 from workflow_util import (
     DEMO_OUT,
     ROOT,
+    bounded_run,
     differing_files,
-    env,
     make_cmd,
     needs_make,
     qacamp,
@@ -409,8 +408,7 @@ def test_verify_names_changed_and_stale_files(demo_work, damaged_copy):
 def test_workflow_rebuilds_damaged_and_stale_files(demo_work, damaged_copy):
     work, gold, _ = damaged_copy
     before = json.loads((work / DEMO_OUT / EDITED / "manifest.json").read_text())
-    res = subprocess.run(make_cmd("config/config.yaml"), cwd=work, capture_output=True,
-                         text=True, env=env(), timeout=1800)
+    res = bounded_run(make_cmd("config/config.yaml"), cwd=work, timeout=1800)
     out = res.stdout + res.stderr
     assert res.returncode == 0, out[-4000:]
     for rel in SCANNED:

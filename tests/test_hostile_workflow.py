@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-from workflow_util import BIN, ROOT, env, qacamp, snakemake
+from workflow_util import BIN, ROOT, bounded_run, env, qacamp, snakemake
 
 from qacamp.errors import ConfigError
 from qacamp.plan import configured, validate_config
@@ -95,9 +95,8 @@ def test_make_run_refuses_a_utf16_config_before_snakemake(tmp_path):
     starts; `make run` (workflow/run.py) reads it with qacamp's reader first."""
     path = tmp_path / "c.yaml"
     path.write_bytes(CASES["nan"][0].encode("utf-16"))
-    res = subprocess.run([sys.executable, str(ROOT / "workflow" / "run.py"), "--configfile",
-                          "c.yaml", "--cores", "1"], cwd=tmp_path, capture_output=True,
-                         text=True, env=env(), timeout=120)
+    res = bounded_run([sys.executable, ROOT / "workflow" / "run.py", "--configfile", "c.yaml",
+                       "--cores", "1"], cwd=tmp_path, timeout=120)
     assert res.returncode == 1
     assert res.stderr.strip() == ("qacamp: c.yaml: byte 0: the config file is UTF-16 (it starts "
                                   "with a UTF-16 byte-order mark); Snakemake and qacamp read "

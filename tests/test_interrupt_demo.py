@@ -32,9 +32,9 @@ import yaml
 from workflow_util import (
     DEMO_OUT,
     ROOT,
+    bounded_run,
     demo_workdir,
     differing_files,
-    env,
     group_gone,
     killpoint_env,
     leftover_temp_files,
@@ -71,9 +71,8 @@ def _killed_run(work: Path, stage: str, pattern: str, second: bool) -> dict:
                 assert time.monotonic() < deadline, f"the kill point of {stage} was never reached"
                 time.sleep(0.05)
             if second:
-                facts["second"] = subprocess.run(make_cmd("config/config.yaml"), cwd=work,
-                                                 capture_output=True, text=True, env=env(),
-                                                 timeout=300)
+                facts["second"] = bounded_run(make_cmd("config/config.yaml"), cwd=work,
+                                                timeout=300)
                 facts["alive_during_second"] = run.poll() is None
             os.killpg(run.pid, signal.SIGKILL)
             run.wait(timeout=60)

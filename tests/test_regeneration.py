@@ -5,11 +5,9 @@ on the demo config.)"""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 import yaml
-from workflow_util import BIN, DEMO_OUT, ROOT, env
+from workflow_util import BIN, DEMO_OUT, ROOT, bounded_run
 
 pytestmark = pytest.mark.slow
 
@@ -20,8 +18,8 @@ def test_demo_config_is_used_without_configfile():
     demo = sorted(yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["campaigns"])
     assert set(demo) >= {"trec2002", "trec2004", "qa4mre2013", "clef2009", "pan"}
     # --forceall: list every job even where the repo's results/ is up to date
-    res = subprocess.run([str(BIN / "snakemake"), "-n", "--forceall", "--cores", "1"], cwd=ROOT,
-                         capture_output=True, text=True, env=env(), timeout=300)
+    res = bounded_run([BIN / "snakemake", "-n", "--forceall", "--cores", "1"], cwd=ROOT,
+                      timeout=300)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     text = res.stdout + res.stderr
     for name in demo:

@@ -22,7 +22,7 @@ import re
 import polars as pl
 import pytest
 from browser_util import Browser, find_browser
-from workflow_util import needs_make
+from workflow_util import bounded_run, needs_make
 
 from qacamp.report.build import build_figures
 from qacamp.report.campaign import Campaign
@@ -345,16 +345,14 @@ def test_make_report_writes_snakemakes_report_at_its_default_path(demo):
     default; it used to be lost to an `export` before its `?=`).  It is removed
     again: the shared demo outdir is compared
     file by file with another run."""
-    import subprocess
 
     from workflow_util import MAKE, ROOT, env
 
     target = demo / "report.html"
     try:
-        res = subprocess.run([MAKE or "make", "-f", str(ROOT / "Makefile"), "report",
-                              "CONFIG=config/config.yaml"], cwd=demo.parent, capture_output=True,
-                             text=True, env={k: v for k, v in env().items() if k != "REPORT"},
-                             timeout=900)
+        res = bounded_run([MAKE or "make", "-f", ROOT / "Makefile", "report",
+                           "CONFIG=config/config.yaml"], cwd=demo.parent, timeout=900,
+                          environ={k: v for k, v in env().items() if k != "REPORT"})
         assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
         assert target.is_file() and target.stat().st_size > 100_000
     finally:

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from workflow_util import bounded_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,8 +44,8 @@ SMALL = {"swap": {"sizes": "10:40:10", "trials": 3, "min_fit_size": 10},
 
 
 def run(cmd, cwd, timeout=1800, env=None):
-    res = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
-                         timeout=timeout, env=env)
+    res = bounded_run(cmd, cwd=cwd, timeout=timeout,
+                      environ=dict(os.environ) if env is None else env)
     assert res.returncode == 0, (cmd, res.stdout[-3000:], res.stderr[-3000:])
     return res
 

@@ -25,6 +25,7 @@ from test_hostile_outputs import fingerprint
 from workflow_util import (
     BIN,
     ROOT,
+    bounded_run,
     differing_files,
     env,
     error_lines,
@@ -118,10 +119,10 @@ def test_config_error_names_the_key_in_one_line(tmp_path, key):
 def test_default_profile_is_picked_up(tmp_path, small_campaign):
     # the Snakefile is at the repository root, so Snakemake would look for
     # profiles/default there; `make demo` (and the README) name the profile
-    res = subprocess.run([str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "-d",
-                          str(tmp_path), "--cores", "2", "--configfile", str(small_campaign),
-                          "-n", "--workflow-profile", str(ROOT / "workflow/profiles/default")],
-                         cwd=ROOT, capture_output=True, text=True, env=env(), timeout=300)
+    res = bounded_run([BIN / "snakemake", "-s", ROOT / "Snakefile", "-d", tmp_path,
+                       "--cores", "2", "--configfile", small_campaign, "-n",
+                       "--workflow-profile", ROOT / "workflow/profiles/default"],
+                      cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Using workflow specific profile" in res.stdout + res.stderr
 
@@ -366,18 +367,19 @@ def test_two_runs_on_one_outdir_from_two_folders(tmp_path):
     cfg.write_text(yaml.safe_dump(doc))
     qacamp_run = [str(BIN / "qacamp"), "run", str(cfg)]
     (tmp_path / "ref").mkdir()
-    ref = subprocess.run(qacamp_run, cwd=tmp_path / "ref", capture_output=True, text=True,
-                         env=env(), timeout=1800)
+    ref = bounded_run(qacamp_run, cwd=tmp_path / "ref", timeout=1800)
     assert ref.returncode == 0, ref.stderr[-3000:]
     out.rename(tmp_path / "clean")
     for i in range(int(os.environ.get("QACAMP_RACES", "1"))):
         procs = []
         for side in "ab":
-            (tmp_path / f"{side}{i}").mkdir()
-            procs.append(subprocess.Popen(qacamp_run, cwd=tmp_path / f"{side}{i}",
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          text=True, env=env()))
-        done = [(p.wait(timeout=1800), p.stderr.read()) for p in procs]
+            work = tmp_path / f"{side}{i}"
+            work.mkdir()
+            # what each prints goes to a file: a pipe nobody reads could fill and stop it
+            with open(work / "stderr", "w") as err:
+                procs.append((subprocess.Popen(qacamp_run, cwd=work, stdout=subprocess.DEVNULL,
+                                               stderr=err, text=True, env=env()), work))
+        done = [(p.wait(timeout=1800), (work / "stderr").read_text()) for p, work in procs]
         assert sorted(rc for rc, _ in done) == [0, 75], (i, [(rc, e[-2000:]) for rc, e in done])
         refusal = [ln for ln in next(e for rc, e in done if rc == 75).splitlines()
                    if ln.startswith("qacamp")]

@@ -17,7 +17,7 @@ from workflow_util import (
     DEMO_OUT,
     PROGRESS,
     ROOT,
-    env,
+    bounded_run,
     make_run,
     needs_make,
     small_clef_campaign,
@@ -169,8 +169,8 @@ def test_a_failed_run_leads_with_the_error_line(tmp_path):
     cfg = small_clef_campaign(tmp_path, runs=3, questions=20)
     run = sorted((tmp_path / "data" / "runs").glob("*.tsv"))[0]
     run.write_text(run.read_text() + "garbage line without tabs\n")
-    res = subprocess.run(["make", "-f", str(ROOT / "Makefile"), "run", f"CONFIG={cfg.name}"],
-                         cwd=tmp_path, capture_output=True, text=True, env=env(), timeout=600)
+    res = bounded_run(["make", "-f", ROOT / "Makefile", "run", f"CONFIG={cfg.name}"],
+                      cwd=tmp_path, timeout=600)
     assert res.returncode != 0
     lines = [ln for ln in res.stderr.splitlines()
              if not ln.startswith(("Using workflow", "make"))]

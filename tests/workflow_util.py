@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -23,6 +25,43 @@ def env() -> dict[str, str]:
     return e
 
 
+def bounded_run(cmd: list, *, timeout: float, cwd: Path | None = None,
+        environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)``, bounded: the
+    command runs in a process group of its own, and past ``timeout`` seconds
+    (or when the test is interrupted) the whole group is killed and the test
+    fails with the tail of what it printed.  (`subprocess.run`'s own timeout
+    kills only the command: make's and Snakemake's children keep its pipes
+    open and the test would wait for them without end.)"""
+    cmd = [str(c) for c in cmd]
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env() if environ is None else environ,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        out, err = _kill_group(proc)
+        pytest.fail(f"{shlex.join(cmd)} (in {cwd or os.getcwd()}) did not finish in "
+                    f"{timeout} s; it printed:\n{out[-2000:]}\n{err[-4000:]}")
+    except BaseException:
+        _kill_group(proc)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _kill_group(proc: subprocess.Popen) -> tuple[str, str]:
+    """SIGKILL to ``proc``'s process group; what it had printed."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # a process that left the group holds the pipes
+        proc.kill()
+        return "", "(output lost: a process outside the group kept it open)"
+
+
 def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
               timeout: int = 900, quiet: bool = True) -> subprocess.CompletedProcess:
     """Snakemake with the default profile; ``quiet=False`` for the full output a
@@ -34,7 +73,7 @@ def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
         cmd += ["--configfile", str(configfile)]
     if quiet:
         cmd += ["--quiet", "rules"]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=timeout)
+    return bounded_run(cmd, timeout=timeout)
 
 
 def error_lines(res: subprocess.CompletedProcess) -> list[str]:
@@ -44,9 +83,9 @@ def error_lines(res: subprocess.CompletedProcess) -> list[str]:
             if not line.startswith("Using workflow specific profile")]
 
 
-def qacamp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "qacamp"), *args], capture_output=True, text=True,
-                          env=env(), cwd=cwd)
+def qacamp(*args: str, cwd: Path | None = None,
+           timeout: float = 900) -> subprocess.CompletedProcess:
+    return bounded_run([BIN / "qacamp", *args], cwd=cwd, timeout=timeout)
 
 
 def qacamp_here(capsys, *args: str) -> subprocess.CompletedProcess:
@@ -130,8 +169,7 @@ def make_cmd(config: str | Path, *extra: str) -> list[str]:
 
 def make_run(workdir: Path, config: str | Path = "config/config.yaml",
              timeout: int = 1800) -> subprocess.CompletedProcess:
-    return subprocess.run(make_cmd(config), cwd=workdir, capture_output=True, text=True,
-                          env=env(), timeout=timeout)
+    return bounded_run(make_cmd(config), cwd=workdir, timeout=timeout)
 
 
 def demo_workdir(tmp: Path) -> Path:
