@@ -106,7 +106,7 @@ def here(tmp_path, monkeypatch):
 
 #: how long a test process waits for another to make the demo run (it runs
 #: for minutes; far longer means that process is stuck)
-DEMO_WAIT = 900
+DEMO_WAIT = 1500
 
 
 def _wait_for(lock, seconds: float) -> None:
