@@ -73,10 +73,11 @@ def word_place(path: str, word: str) -> str | None:
 
 # --------------------------------------------------------------------------- checks
 
-def check_known(path: str, responses: pl.DataFrame, known: set[str], what: str,
+def check_known(path: str, responses: pl.DataFrame, known: pl.Series, what: str,
                 field: int = 0, tab: bool = False) -> None:
-    """Every response names a question of ``known``."""
-    bad = responses.filter(~pl.col("qid").is_in(list(known)))
+    """Every response names a question of ``known`` (the question ids, a
+    Series made once per campaign, not a Python collection per file)."""
+    bad = responses.filter(~pl.col("qid").is_in(known))
     if bad.height:
         qid = bad["qid"][0]
         raise InputError(path, _place(line_of(path, qid, field, tab)),
@@ -85,18 +86,24 @@ def check_known(path: str, responses: pl.DataFrame, known: set[str], what: str,
                          "questions file in the config)")
 
 
-def check_types(path: str, part: str, responses: pl.DataFrame, qtypes: dict[str, str]) -> None:
+def check_types(path: str, part: str, responses: pl.DataFrame, questions: pl.DataFrame) -> None:
     """Every response of a judged ``part`` file answers a question of that part's
-    type (a factoid file cannot answer an Other question)."""
+    type (a factoid file cannot answer an Other question); ``questions`` holds
+    each qid once, with its qtype.  Called after :func:`check_known`."""
     want = PART_QTYPES[part]
-    bad = responses.filter(pl.col("qid").replace_strict(qtypes, default=None) != want)
+    types = questions["qtype"]
+    if types.n_unique() == 1 and types[0] == want:
+        return  # every question is of the part's type (and the qids are checked known)
+    qtype = pl.col("qid").replace_strict(questions["qid"], types, default=None)
+    bad = responses.filter(qtype != want)
     if bad.height:
         qid = bad["qid"][0]
+        its = questions.filter(pl.col("qid") == qid)["qtype"][0]
         raise InputError(path, _place(line_of(path, qid)),
-                         f"question {qid} is a {qtypes[qid]} question, but this is a judged "
+                         f"question {qid} is a {its} question, but this is a judged "
                          f"{part} run ({want} questions only)",
-                         f"put the responses to {qtypes[qid]} questions in the run's "
-                         f"{qtypes[qid].lower()} file (check the qid)")
+                         f"put the responses to {its} questions in the run's "
+                         f"{its.lower()} file (check the qid)")
 
 
 def check_run_unique(seen: dict[str, str], run: str, path: str, what: str,
@@ -182,8 +189,6 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
     part, coverage (primary set).  Returns ``{(set, part, run): path}``."""
     primary = resolved["primary"]
     min_cov = resolved["options"]["min_coverage"]
-    known = set(questions["qid"].to_list())
-    qtypes = dict(questions.select("qid", "qtype").iter_rows())
     n_type = questions["qtype"].value_counts()
     n_type = dict(zip(n_type["qtype"].to_list(), n_type["count"].to_list(), strict=True))
     # (the responses of every set, kept only when there are sets to compare)
@@ -204,8 +209,8 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
                                  f"(judgment set '{set_name}')",
                                  "give each run one file per judgment set (check for copies)")
             where[(set_name, part, run)] = path
-            check_known(path, resp, known, "the question set")
-            check_types(path, part, resp, qtypes)
+            check_known(path, resp, questions["qid"], "the question set")
+            check_types(path, part, resp, questions)
             per_set[set_name][key] = acc.keep(resp) if compared else None
             if set_name == primary:
                 want = PART_QTYPES[part]

@@ -55,7 +55,6 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
     questions = merge_questions([(p, clef.read_questions(p))
                                  for p in resolved["files"]["questions"]])
     acc.add("questions", questions)
-    known = set(questions["qid"].to_list())
     seen: dict[str, str] = {}
     where: Where = {}
     paths = resolved["files"]["runs"]
@@ -66,7 +65,7 @@ def clef_kind(resolved: dict, acc: Acc) -> Where:
         # (the place: the first run line, after the header)
         check_run_name(path, run, lambda p=path: first_place(p, header=1))
         check_run_unique(seen, run, path, "run column", lambda p=path: first_place(p, header=1))
-        check_known(path, resp, known, "the question set", field=1, tab=True)
+        check_known(path, resp, questions["qid"], "the question set", field=1, tab=True)
         coverage(acc, path, resp, questions.height, "questions",
                  resolved["options"]["min_coverage"])
         where[(resolved["primary"], "qa", run)] = path
