@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-from workflow_util import BIN, ROOT, bounded_run, env, qacamp, snakemake
+from workflow_util import BIN, ROOT, bounded_run, local_env, qacamp, snakemake
 
 from qacamp.errors import ConfigError
 from qacamp.plan import configured, validate_config
@@ -36,7 +36,7 @@ def _start(workdir: Path, configfile: Path) -> subprocess.Popen:
            "--workflow-profile", str(ROOT / "workflow" / "profiles" / "default"),
            "--configfile", str(configfile)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env())
+                            env=local_env())
 
 
 BOMB = "".join([f"x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n" for i in range(1, 10)])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from workflow_util import BIN, DEMO_OUT, ROOT, bounded_run
+from workflow_util import BIN, DEMO_OUT, ROOT, bounded_run, local_env
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +19,7 @@ def test_demo_config_is_used_without_configfile():
     assert set(demo) >= {"trec2002", "trec2004", "qa4mre2013", "clef2009", "pan"}
     # --forceall: list every job even where the repo's results/ is up to date
     res = bounded_run([BIN / "snakemake", "-n", "--forceall", "--cores", "1"], cwd=ROOT,
-                      timeout=300)
+                      timeout=300, environ=local_env())
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     text = res.stdout + res.stderr
     for name in demo:

@@ -29,6 +29,7 @@ from workflow_util import (
     differing_files,
     env,
     error_lines,
+    local_env,
     qacamp,
     small_clef_campaign,
     snakemake,
@@ -122,7 +123,7 @@ def test_default_profile_is_picked_up(tmp_path, small_campaign):
     res = bounded_run([BIN / "snakemake", "-s", ROOT / "Snakefile", "-d", tmp_path,
                        "--cores", "2", "--configfile", small_campaign, "-n",
                        "--workflow-profile", ROOT / "workflow/profiles/default"],
-                      cwd=ROOT, timeout=300)
+                      cwd=ROOT, timeout=300, environ=local_env())
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Using workflow specific profile" in res.stdout + res.stderr
 

@@ -25,6 +25,21 @@ def env() -> dict[str, str]:
     return e
 
 
+#: a ``scontrol`` that fails at once (tests/noslurm/scontrol)
+NO_SCONTROL = Path(__file__).resolve().parent / "noslurm"
+
+
+def local_env() -> dict[str, str]:
+    """:func:`env` for a Snakemake run with the local executor: the failing
+    ``scontrol`` of :data:`NO_SCONTROL` first on PATH, as workflow/run.py gives
+    a local `qacamp run` (the SLURM executor plugin runs ``scontrol show
+    config`` at every Snakemake start: 9-10 s where a SLURM client is
+    installed and no controller answers)."""
+    e = env()
+    e["PATH"] = f"{NO_SCONTROL}{os.pathsep}{e['PATH']}"
+    return e
+
+
 def bounded_run(cmd: list, *, timeout: float, cwd: Path | None = None,
         environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, capture_output=True, text=True)``, bounded: the
@@ -73,7 +88,8 @@ def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
         cmd += ["--configfile", str(configfile)]
     if quiet:
         cmd += ["--quiet", "rules"]
-    return bounded_run(cmd, timeout=timeout)
+    slurm = any(a == "--executor" and b == "slurm" for a, b in zip(args, args[1:], strict=False))
+    return bounded_run(cmd, timeout=timeout, environ=env() if slurm else local_env())
 
 
 def error_lines(res: subprocess.CompletedProcess) -> list[str]:
