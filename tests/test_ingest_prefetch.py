@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -53,6 +55,37 @@ def test_the_first_error_in_order_is_raised_and_the_rest_cancelled(ahead):
     assert seen == [0, 1, 4]
     # reads beyond the error were not all started: at most `ahead` ahead of it
     assert max(started) <= 3 + ahead
+
+
+#: an in_order generator, its reads running, reachable only through a
+#: reference cycle (as when an error stops its caller), collected while
+#: `threading` holds the lock a thread's start and end take (the moment a
+#: test process was stuck in: a new thread's start collected it)
+COLLECTED_UNDER_LOCK = """
+import gc, sys, threading, time
+from qacamp.ordered import in_order
+
+def slow():
+    time.sleep(0.3)
+    return 1
+
+reads = in_order((slow for _ in range(8)), 2)
+next(reads)()
+cycle = [reads]
+cycle.append(cycle)
+del reads, cycle
+with threading._shutdown_locks_lock:
+    gc.collect()
+print("collected")
+"""
+
+
+def test_a_generator_the_garbage_collector_closes_waits_for_no_thread():
+    """Closing the generator never joins its threads: a join there waits on
+    that same lock, and the process waits for ever (a whole test run hung)."""
+    res = subprocess.run([sys.executable, "-c", COLLECTED_UNDER_LOCK], capture_output=True,
+                         text=True, timeout=60)
+    assert (res.returncode, res.stdout) == (0, "collected\n"), res.stderr[-2000:]
 
 
 def test_workers_follow_the_cores_this_process_may_use():

@@ -44,7 +44,13 @@ def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
     """For each function of ``reads``, in order, a function returning its result
     (or raising its error); up to ``ahead`` (default :func:`workers`) of them
     run at a time in threads.  Reads not yet started when the caller stops
-    are cancelled."""
+    are cancelled; those running finish in their threads, unwaited.
+
+    The end never waits for a thread: a caller stopped by an error leaves
+    this generator to the garbage collector, which may close it at any
+    allocation of any thread, also while :mod:`threading` holds the lock a
+    thread's start or end takes, and a join there never returns (a new
+    thread that never starts, the process stuck)."""
     ahead = workers() if ahead is None else ahead
     if ahead <= 1:
         for read in reads:
@@ -65,7 +71,7 @@ def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
                 break
             yield done.result
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 __all__ = ["MAX_THREADS", "MAX_WORKERS", "in_order", "workers"]
