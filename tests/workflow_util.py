@@ -41,7 +41,7 @@ def local_env() -> dict[str, str]:
 
 
 def bounded_run(cmd: list, *, timeout: float, cwd: Path | None = None,
-        environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+                environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, capture_output=True, text=True)``, bounded: the
     command runs in a process group of its own, and past ``timeout`` seconds
     (or when the test is interrupted) the whole group is killed and the test
