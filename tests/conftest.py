@@ -15,7 +15,6 @@ import functools
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -104,26 +103,6 @@ def here(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- workflow runs
 
-#: how long a test process waits for another to make the demo run (it runs
-#: for minutes; far longer means that process is stuck)
-DEMO_WAIT = 1500
-
-
-def _wait_for(lock, seconds: float) -> None:
-    """An exclusive ``flock`` on the open file ``lock``, waiting at most
-    ``seconds`` (the test fails then, instead of waiting without end)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"another test process has been making the demo run for over "
-                            f"{seconds} s ({lock.name} still locked)")
-            time.sleep(0.5)
-
-
 @pytest.fixture(scope="session")
 def _demo(tmp_path_factory, worker_id) -> tuple[Path, subprocess.CompletedProcess]:
     """(workdir, what it printed) of the clean demo run, made once per `pytest`
@@ -136,7 +115,9 @@ def _demo(tmp_path_factory, worker_id) -> tuple[Path, subprocess.CompletedProces
     shared = tmp_path_factory.getbasetemp().parent
     work, done = shared / "demo", shared / "demo.json"
     with open(shared / "demo.lock", "w") as lock:
-        _wait_for(lock, DEMO_WAIT)  # released when the file closes
+        # released when the file closes; a wait past the per-test limit
+        # (pytest-timeout, pyproject.toml) fails the test
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.is_file():  # (a process whose run failed left no record)
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()

@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 from files_util import sha256_of
 from test_hostile_outputs import fingerprint, refused
-from workflow_util import BIN, env, qacamp
+from workflow_util import BIN, env, qacamp, run_together
 
 from qacamp.cli import main
 from qacamp.io import read_parquet, writing
@@ -209,14 +209,8 @@ def test_two_scores_into_one_out_started_together(big):
     cmd = [str(BIN / "qacamp"), "score", "--ingest", str(base / "ingest"), "--out"]
     for i in range(int(os.environ.get("QACAMP_RACES", "5"))):
         out = base / f"race{i}"
-        # stdout, stderr to files: a pipe nobody reads could fill and stop the process
-        logs = [base / f"race{i}.{k}.err" for k in range(2)]
-        procs = []
-        for log in logs:
-            with open(log, "w") as err:
-                procs.append(subprocess.Popen([*cmd, str(out)], stdout=subprocess.DEVNULL,
-                                              stderr=err, env=env()))
-        done = [(p.wait(timeout=300), log.read_text()) for p, log in zip(procs, logs, strict=True)]
+        done = run_together([*cmd, out], [base / f"race{i}.{k}.err" for k in range(2)],
+                            timeout=300)
         assert sorted(rc for rc, _ in done) == [0, 75], (i, done)
         refusal = next(e for rc, e in done if rc == 75)
         assert refusal.startswith(f"qacamp score: error: {out}: cannot write: another qacamp run "

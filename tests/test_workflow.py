@@ -27,10 +27,10 @@ from workflow_util import (
     ROOT,
     bounded_run,
     differing_files,
-    env,
     error_lines,
     local_env,
     qacamp,
+    run_together,
     small_clef_campaign,
     snakemake,
 )
@@ -372,15 +372,10 @@ def test_two_runs_on_one_outdir_from_two_folders(tmp_path):
     assert ref.returncode == 0, ref.stderr[-3000:]
     out.rename(tmp_path / "clean")
     for i in range(int(os.environ.get("QACAMP_RACES", "1"))):
-        procs = []
-        for side in "ab":
-            work = tmp_path / f"{side}{i}"
+        works = [tmp_path / f"{side}{i}" for side in "ab"]
+        for work in works:
             work.mkdir()
-            # what each prints goes to a file: a pipe nobody reads could fill and stop it
-            with open(work / "stderr", "w") as err:
-                procs.append((subprocess.Popen(qacamp_run, cwd=work, stdout=subprocess.DEVNULL,
-                                               stderr=err, text=True, env=env()), work))
-        done = [(p.wait(timeout=1800), (work / "stderr").read_text()) for p, work in procs]
+        done = run_together(qacamp_run, [w / "stderr" for w in works], works)
         assert sorted(rc for rc, _ in done) == [0, 75], (i, [(rc, e[-2000:]) for rc, e in done])
         refusal = [ln for ln in next(e for rc, e in done if rc == 75).splitlines()
                    if ln.startswith("qacamp")]

@@ -77,6 +77,20 @@ def _kill_group(proc: subprocess.Popen) -> tuple[str, str]:
         return "", "(output lost: a process outside the group kept it open)"
 
 
+def run_together(cmd: list, logs: list[Path], cwds: list[Path] | None = None,
+                 timeout: float = 1800) -> list[tuple[int, str]]:
+    """``cmd`` started once per log of ``logs`` at once (in ``cwds``, one per
+    log), each one's stderr to its log (a pipe nobody reads could fill and
+    stop it); (exit code, stderr) of each, in order."""
+    procs = []
+    for log, cwd in zip(logs, cwds or [None] * len(logs), strict=True):
+        with open(log, "w") as err:
+            procs.append(subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env(),
+                                          stdout=subprocess.DEVNULL, stderr=err))
+    return [(p.wait(timeout=timeout), log.read_text())
+            for p, log in zip(procs, logs, strict=True)]
+
+
 def snakemake(workdir: Path, *args: str, configfile: Path | None = None,
               timeout: int = 900, quiet: bool = True) -> subprocess.CompletedProcess:
     """Snakemake with the default profile; ``quiet=False`` for the full output a
