@@ -79,6 +79,32 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_ranks(items))  # stable: the order within a file is kept
 
 
+#: deprecations met at qacamp's own code (a library API it still uses): the
+#: session fails, before a library release changes what that code does
+_OWN_CODE = str(ROOT / "src" / "qacamp") + "/"
+_DEPRECATIONS: list[str] = []
+
+
+def pytest_warning_recorded(warning_message, when, nodeid, location):
+    if issubclass(warning_message.category, (DeprecationWarning, FutureWarning)) \
+            and str(warning_message.filename).startswith(_OWN_CODE):
+        _DEPRECATIONS.append(f"{nodeid or when}: {warning_message.filename}:"
+                             f"{warning_message.lineno}: {warning_message.message}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _DEPRECATIONS:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _DEPRECATIONS:
+        lines = sorted(set(_DEPRECATIONS))
+        terminalreporter.section("deprecations at qacamp's own code: fix the calls", red=True)
+        for line in lines[:20]:
+            terminalreporter.line(line)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Under `make test` (``-n N --dist loadscope``): one work unit per file,
     or per group of :data:`GROUPS`."""

@@ -14,7 +14,10 @@ error naming the file.
 from __future__ import annotations
 
 import functools
+import gc
+import os
 import random
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -22,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
+from workflow_util import qacamp_in_root
 
 from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
@@ -152,3 +156,49 @@ def test_no_room_for_the_private_copy_is_an_error_naming_the_file_and_the_fix(
     text = str(err.value)
     assert str(small / "responses.parquet") in text and "private copy" in text
     assert "TMPDIR" in text
+
+
+def _open_files() -> list[str]:
+    """What this process's file descriptors point to (Linux)."""
+    fds = Path("/proc/self/fd")
+    targets = []
+    for fd in fds.iterdir():
+        try:
+            targets.append(os.readlink(fd))
+        except OSError:  # (the descriptor of the listing itself, closed by now)
+            pass
+    return sorted(targets)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists /proc/self/fd (Linux)")
+def test_score_shards_and_merge_in_process_leave_no_file_open(demo_scores, tmp_path):
+    """`qacamp score` closes the private copies it reads the run tables and the
+    shards' tables from (an API or notebook user scores many campaigns in one
+    process): whole, as two shards and their merge, no descriptor is left,
+    and none was left for the garbage collector to close (a ResourceWarning)."""
+    ingest, whole = demo_scores("trec2002")
+    before = _open_files()
+    shards = [tmp_path / f"s{i}" for i in range(2)]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        for i, out in enumerate(shards):
+            assert qacamp_in_root("score", "--ingest", ingest, "--shard", f"{i}/2",
+                                  "--out", out) == 0
+        assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "merged",
+                              "--merge", *shards) == 0
+        assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "again") == 0
+        gc.collect()
+    assert [str(w.message) for w in seen if w.category is ResourceWarning] == []
+    assert _open_files() == before
+    assert (tmp_path / "merged" / "units.parquet").read_bytes() == \
+        (whole / "units.parquet").read_bytes()
+
+
+def test_a_closed_row_group_table_has_closed_its_copy(ingested):
+    _kind, _campaign, _tables, small = ingested
+    before = _open_files()
+    with read_row_groups(small / "responses.parquet", SCHEMAS["responses"]) as table:
+        assert len(_open_files()) > len(before)  # the private copy
+        assert sum(c.height for c in table.chunks()) == \
+            pq.ParquetFile(small / "responses.parquet").metadata.num_rows
+    assert _open_files() == before

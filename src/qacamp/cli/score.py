@@ -13,6 +13,7 @@ repeated or foreign shard, and writes the same bytes as one unsharded
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -91,15 +92,18 @@ def _score(ingest: Path, shard: tuple[int, int], out, threads: int):
     unused = set(KINDS[kind].unused_columns) if kind in KINDS else {"docid", "score"}
     if not tables["nuggets"].height:
         unused.add("answer")
-    tables |= {name: read_row_groups(ingest / f"{name}.parquet", SCHEMAS[name],
-                                     [c for c in SCHEMAS[name] if c not in unused])
-               for name in SCHEMAS if name in RUN_TABLES}
-    bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1, quiet_for=2.0)
-    parts = ((name, part[name].to_arrow())
-             for part in score_batches(kind, tables, campaign, shard, progress=bar.report,
-                                       threads=threads)
-             for name in OUT_SCHEMAS)
-    return (campaign, kind, *_stream(parts, out))
+    with contextlib.ExitStack() as stack:  # (the run tables' private copies closed at the end)
+        tables |= {name: stack.enter_context(read_row_groups(
+                       ingest / f"{name}.parquet", SCHEMAS[name],
+                       [c for c in SCHEMAS[name] if c not in unused]))
+                   for name in SCHEMAS if name in RUN_TABLES}
+        bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1,
+                       quiet_for=2.0)
+        parts = ((name, part[name].to_arrow())
+                 for part in score_batches(kind, tables, campaign, shard, progress=bar.report,
+                                           threads=threads)
+                 for name in OUT_SCHEMAS)
+        return (campaign, kind, *_stream(parts, out))
 
 
 def _stream(parts, out):
@@ -196,5 +200,6 @@ def _shard_parts(dirs: list[Path]):
     for i, folder in enumerate(dirs):
         for name, schema in OUT_SCHEMAS.items():
             if name != "dropped" or not i:
-                for chunk in read_row_groups(folder / f"{name}.parquet", schema).chunks():
-                    yield name, chunk.to_arrow()
+                with read_row_groups(folder / f"{name}.parquet", schema) as table:
+                    for chunk in table.chunks():
+                        yield name, chunk.to_arrow()

@@ -77,7 +77,7 @@ def check_known(path: str, responses: pl.DataFrame, known: pl.Series, what: str,
                 field: int = 0, tab: bool = False) -> None:
     """Every response names a question of ``known`` (the question ids, a
     Series made once per campaign, not a Python collection per file)."""
-    bad = responses.filter(~pl.col("qid").is_in(known))
+    bad = responses.filter(~pl.col("qid").is_in(known.implode()))
     if bad.height:
         qid = bad["qid"][0]
         raise InputError(path, _place(line_of(path, qid, field, tab)),

@@ -73,16 +73,24 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
         except (SchemaMismatch, Damaged) as exc:
             raise parquet_error(path, rec, exc) from None
 
-    return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc))
+    try:
+        return RowGroups(opener, columns or list(schema), lambda exc: parquet_error(path, rec, exc),
+                         copy.close)
+    except BaseException:
+        copy.close()
+        raise
 
 
 class RowGroups:
     """A verified Parquet table decoded a row group at a time (a batch of runs
-    decodes only the row groups holding its rows)."""
+    decodes only the row groups holding its rows).  :meth:`close` (or a
+    ``with`` block) closes the private copy it reads; a closed table cannot
+    be read again."""
 
     def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
-                 error: Callable[[Exception], Exception]) -> None:
-        self.columns, self._error = list(columns), error
+                 error: Callable[[Exception], Exception],
+                 close: Callable[[], None] = lambda: None) -> None:
+        self.columns, self._error, self._close = list(columns), error, close
         self._pf = opener(None)
         # the declared types, and the same file with its strings read as dictionaries
         self._types = {f.name: f.type for f in self._pf.schema_arrow}
@@ -90,6 +98,16 @@ class RowGroups:
                               if name in self.columns and _is_string(t)])
         self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+
+    def close(self) -> None:
+        self._last = None
+        self._close()
+
+    def __enter__(self) -> RowGroups:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
         try:
