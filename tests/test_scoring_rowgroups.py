@@ -202,3 +202,22 @@ def test_a_closed_row_group_table_has_closed_its_copy(ingested):
         assert sum(c.height for c in table.chunks()) == \
             pq.ParquetFile(small / "responses.parquet").metadata.num_rows
     assert _open_files() == before
+
+
+@pytest.mark.parametrize("runs", [["a", "a", "b", "a", "c", "c"],  # a run in two stretches
+                                  ["a", None, "b", "b", None, "a"]])  # nulls: filtered
+def test_rows_of_runs_in_stretches_or_with_nulls_equal_the_filtered_table(runs, tmp_path):
+    n = len(runs)
+    df = pl.DataFrame({"run": runs, "qid": [str(i) for i in range(n)], "item": [1] * n},
+                      schema_overrides={"item": pl.Int32})
+    table = df.to_arrow()
+    write_parquet_parts([table], table.schema, tmp_path / "t.parquet", one_chunk=True,
+                        row_group=4)  # (two row groups)
+    schema = dict(df.schema)
+    with read_row_groups(tmp_path / "t.parquet", schema) as src:
+        for names in (["a"], ["b"], ["a", "c"], ["c", "b"], [], ["a", "b", "c"]):
+            assert_frame_equal(src.rows("run", names), df.filter(pl.col("run").is_in(names)))
+        # run a of the first row group (a, a, b, a): its stretches sliced, or
+        # (nulls) the group filtered
+        src.rows("run", ["a"])
+        assert (src._stretch is not None) == (None not in runs)

@@ -14,7 +14,10 @@ or batches' frames, not the campaign's.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -74,4 +77,45 @@ def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["MAX_THREADS", "MAX_WORKERS", "in_order", "workers"]
+@contextlib.contextmanager
+def behind(work: Callable[..., None], depth: int = 1) -> Iterator[Callable[..., None]]:
+    """``submit(*args)``: ``work(*args)`` run in one thread, in the order the
+    calls are submitted, while the caller makes the next ones (encoding and
+    writing files behind the scoring; ``depth`` calls wait at most).  The
+    first error of ``work`` is raised at the next ``submit`` or at the end of
+    the block, which waits for the thread; after an error, and after an error
+    of the caller, the calls still waiting are dropped.  Use it as a ``with``
+    block of a plain function: its end waits for the thread, which a
+    generator left to the garbage collector must never do (:func:`in_order`)."""
+    calls: queue.Queue = queue.Queue(maxsize=max(1, depth))
+    failed: list[BaseException] = []
+    stop = object()
+
+    def run() -> None:
+        while (args := calls.get()) is not stop:
+            if not failed:
+                try:
+                    work(*args)
+                except BaseException as exc:  # (raised in the caller's thread)
+                    failed.append(exc)
+
+    def submit(*args) -> None:
+        if failed:
+            raise failed[0]
+        calls.put(args)
+
+    thread = threading.Thread(target=run, name="qacamp-behind")
+    thread.start()
+    try:
+        yield submit
+    except BaseException:
+        failed.append(RuntimeError("stopped"))  # (the calls waiting are dropped)
+        raise
+    finally:
+        calls.put(stop)
+        thread.join()
+    if failed:
+        raise failed[0]
+
+
+__all__ = ["MAX_THREADS", "MAX_WORKERS", "behind", "in_order", "workers"]

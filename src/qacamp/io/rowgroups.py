@@ -98,9 +98,11 @@ class RowGroups:
                               if name in self.columns and _is_string(t)])
         self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
+        #: the stretches of equal key values of the kept group (:meth:`_stretches`)
+        self._stretch: tuple[tuple, list[tuple[str, int, int]]] | None = None
 
     def close(self) -> None:
-        self._last = None
+        self._last = self._stretch = None
         self._close()
 
     def __enter__(self) -> RowGroups:
@@ -123,7 +125,7 @@ class RowGroups:
         (consecutive batches of runs share one), holding each distinct
         string once; the one before is freed before this one is decoded."""
         if self._last is None or self._last[0] != (g, tuple(columns)):
-            self._last = None
+            self._last = self._stretch = None
             self._last = ((g, tuple(columns)), self._coded_group(g, columns))
         return self._last[1]
 
@@ -163,9 +165,59 @@ class RowGroups:
             if present & wanted:
                 table = self._kept_group(g, columns)
                 if not present <= wanted:
-                    col = table.column(key)
-                    values = pa.array(sorted(wanted), type=col.type.value_type
-                                      if pa.types.is_dictionary(col.type) else col.type)
-                    table = table.filter(pc.is_in(col, value_set=values))
+                    stretches = self._stretches(g, columns, key, table)
+                    if stretches is None:  # (a key with nulls: no stretches to slice)
+                        col = table.column(key)
+                        values = pa.array(sorted(wanted), type=col.type.value_type
+                                          if pa.types.is_dictionary(col.type) else col.type)
+                        table = table.filter(pc.is_in(col, value_set=values))
+                    else:
+                        table = pa.concat_tables(
+                            [table.slice(start, n) for start, n in _ranges(stretches, wanted)])
                 parts.append(self._plain(table))
         return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
+
+    def _stretches(self, g: int, columns: list[str], key: str, table: pa.Table
+                   ) -> list[tuple[str, int, int]] | None:
+        """(value, first row, rows) of each stretch of equal ``key`` values of
+        the kept row group ``table`` (the run tables are sorted with the run
+        among the leading keys: a batch's runs are a few stretches, sliced
+        without a copy); None when the column has nulls.  Kept with the group."""
+        import numpy as np
+        import pyarrow as pa
+
+        ident = (g, tuple(columns), key)
+        if self._stretch is not None and self._stretch[0] == ident:
+            return self._stretch[1]
+        col = table.column(key)
+        if col.null_count or not pa.types.is_dictionary(col.type):
+            return None
+        out, offset = [], 0
+        for chunk in col.chunks:
+            codes = chunk.indices.to_numpy(zero_copy_only=False)
+            if len(codes):
+                starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
+                ends = np.append(starts[1:], len(codes))
+                names = chunk.dictionary.to_pylist()
+                out += [(names[codes[a]], offset + int(a), int(b - a))
+                        for a, b in zip(starts, ends, strict=True)]
+            offset += len(chunk)
+        self._stretch = (ident, out)
+        return out
+
+
+def _ranges(stretches: list[tuple[str, int, int]], wanted: frozenset
+            ) -> Iterator[tuple[int, int]]:
+    """(first row, rows) of the runs of consecutive ``stretches`` whose value is
+    wanted, in order."""
+    start = end = None
+    for value, first, n in stretches:
+        if value in wanted:
+            if start is None:
+                start = first
+            end = first + n
+        elif start is not None:
+            yield start, end - start
+            start = None
+    if start is not None:
+        yield start, end - start

@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ..errors import InputError, OutputError
+from ..ordered import behind
 from . import records
 from .outputs import active, writing
 from .records import file_mode, output_error
@@ -193,10 +195,17 @@ class SortedWriter:
         self._writer = RowGroupWriter(path, schema, True, row_group)
 
     def add(self, part: pa.Table) -> None:
-        counts = pl.from_arrow(part.select([self.key])).group_by(
-            self.key, maintain_order=True).len()
+        if not part.num_rows:
+            return
+        col = part.column(self.key)
+        first, last = col[0], col[-1]
+        if first.is_valid and last.is_valid and first == last:  # (sorted: one value)
+            stretches = [(first.as_py(), part.num_rows)]
+        else:
+            stretches = pl.from_arrow(part.select([self.key])).group_by(
+                self.key, maintain_order=True).len().iter_rows()
         start = 0
-        for value, n in counts.iter_rows():
+        for value, n in stretches:
             rows = part.slice(start, n)
             start += n
             if self._head == ():
@@ -231,7 +240,11 @@ class SortedWriter:
 def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
                    ) -> Iterator[Callable[[str, pa.Table], None]]:
     """``<outdir>/<name>.parquet`` for each of ``schemas``, written by
-    :class:`SortedWriter` s as parts come (``add(name, table)``)."""
+    :class:`SortedWriter` s as parts come (``add(name, table)``), each in a
+    thread behind the caller (:func:`qacamp.ordered.behind`: the files are
+    encoded side by side while the caller makes the next parts; each file
+    gets its parts in the order added, so the bytes are those of writing
+    them in turn)."""
     with contextlib.ExitStack() as stack:
         paths = {name: Path(outdir) / f"{name}.parquet" for name in schemas}
         tmps = {name: stack.enter_context(atomic_path(paths[name], ".parquet"))
@@ -245,7 +258,9 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
                 getattr(writers[name], method)(*args)
             except OSError as exc:
                 raise output_error(paths[name], _os_error(exc)) from None
-        yield lambda name, table: call(name, "add", table)
+        with contextlib.ExitStack() as threads:  # a thread per file, its parts in order
+            submit = {name: threads.enter_context(behind(call)) for name in writers}
+            yield lambda name, table: submit[name](name, "add", table)
         for name in writers:
             call(name, "close")
 
@@ -304,10 +319,12 @@ SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a 
 
 class Spill:
     """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
-    temporary file, read back batch for batch as written."""
+    temporary file, read back batch for batch as written (threads may put
+    and get at once)."""
 
     def __init__(self, fh) -> None:
         self.fh, self.spans, self.end = fh, [], 0
+        self._lock = threading.Lock()
 
     def put(self, frame: pl.DataFrame | pa.Table) -> int:
         """Write ``frame`` (polars or Arrow); returns its handle."""
@@ -319,16 +336,18 @@ class Spill:
                              options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
             for batch in table.to_batches():
                 w.write_batch(batch)
-        data, start = memoryview(sink.getvalue()).cast("B"), self.end
-        try:
-            while data:
-                n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
-                data, self.end = data[n:], self.end + n
-        except OSError as exc:
-            raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
-                              else str(exc), SPILL_FIX) from None
-        self.spans.append((start, self.end - start))
-        return len(self.spans) - 1
+        data = memoryview(sink.getvalue()).cast("B")
+        with self._lock:
+            start = self.end
+            try:
+                while data:
+                    n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
+                    data, self.end = data[n:], self.end + n
+            except OSError as exc:
+                raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
+                                  else str(exc), SPILL_FIX) from None
+            self.spans.append((start, self.end - start))
+            return len(self.spans) - 1
 
     def get(self, handle: int) -> pa.Table:
         import pyarrow as pa
