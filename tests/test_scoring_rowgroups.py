@@ -177,6 +177,7 @@ def test_score_shards_and_merge_in_process_leave_no_file_open(demo_scores, tmp_p
     process): whole, as two shards and their merge, no descriptor is left,
     and none was left for the garbage collector to close (a ResourceWarning)."""
     ingest, whole = demo_scores("trec2002")
+    gc.collect()  # (what earlier tests left is not this test's)
     before = _open_files()
     shards = [tmp_path / f"s{i}" for i in range(2)]
     with warnings.catch_warnings(record=True) as seen:
