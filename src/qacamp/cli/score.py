@@ -99,7 +99,7 @@ def _score(ingest: Path, shard: tuple[int, int], out, threads: int):
                    for name in SCHEMAS if name in RUN_TABLES}
         bar = Progress(f"score {ingest.parent.name or ingest}: batches of runs scored", 1,
                        quiet_for=2.0)
-        parts = ((name, part[name].to_arrow())
+        parts = ((name, part[name])
                  for part in score_batches(kind, tables, campaign, shard, progress=bar.report,
                                            threads=threads)
                  for name in OUT_SCHEMAS)
@@ -107,7 +107,7 @@ def _score(ingest: Path, shard: tuple[int, int], out, threads: int):
 
 
 def _stream(parts, out):
-    """The score tables of ``parts`` ((name, Arrow table) pairs: blocks of runs
+    """The score tables of ``parts`` ((name, frame) pairs: blocks of runs
     in run order, each in canonical order) written to ``out`` in canonical
     order, each row group encoded once (:func:`qacamp.io.sorted_parquet`);
     returns the run-level rows (scope ``all``) and the judgment sets of the
@@ -121,10 +121,9 @@ def _stream(parts, out):
                for name, schema in OUT_SCHEMAS.items()}
     runs, present = [], set()
     with sorted_parquet(schemas, out, "judgment_set") as add:
-        for name, table in parts:
-            add(name, table)
+        for name, df in parts:
+            add(name, df)
             if name == "runs":
-                df = pl.from_arrow(table)
                 runs.append(df.filter(pl.col("scope") == "all"))
                 present.update(df["judgment_set"].unique().to_list())
     return (pl.concat(runs) if runs else pl.DataFrame(schema=OUT_SCHEMAS["runs"])), \
@@ -192,7 +191,7 @@ def _merge(ingest: Path, dirs: list[str], out) -> None:
 
 def _shard_parts(dirs: list[Path]):
     """The score tables of the shard folders ``dirs`` (in shard order), verified,
-    a row group at a time as (name, Arrow table); ``dropped`` (campaign-level,
+    a row group at a time as (name, frame); ``dropped`` (campaign-level,
     the same in every shard holding runs) from the first."""
     from ..io import read_row_groups
     from ..scoring import OUT_SCHEMAS
@@ -202,4 +201,4 @@ def _shard_parts(dirs: list[Path]):
             if name != "dropped" or not i:
                 with read_row_groups(folder / f"{name}.parquet", schema) as table:
                     for chunk in table.chunks():
-                        yield name, chunk.to_arrow()
+                        yield name, chunk

@@ -128,7 +128,9 @@ class RowGroupWriter:
         self._pending: list[pa.Table] = []
         self._held = self.written = 0
 
-    def add(self, part: pa.Table) -> None:
+    def add(self, part: pa.Table | pl.DataFrame) -> None:
+        if isinstance(part, pl.DataFrame):
+            part = part.to_arrow()  # (here, in the file's thread)
         if not part.num_rows:
             return
         self._pending.append(part)
@@ -194,7 +196,9 @@ class SortedWriter:
         self.row_group, self._head, self._later = row_group, (), {}
         self._writer = RowGroupWriter(path, schema, True, row_group)
 
-    def add(self, part: pa.Table) -> None:
+    def add(self, part: pa.Table | pl.DataFrame) -> None:
+        if isinstance(part, pl.DataFrame):
+            part = part.to_arrow()  # (here, in the file's thread)
         if not part.num_rows:
             return
         col = part.column(self.key)
@@ -238,9 +242,10 @@ class SortedWriter:
 
 @contextlib.contextmanager
 def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
-                   ) -> Iterator[Callable[[str, pa.Table], None]]:
+                   ) -> Iterator[Callable[[str, pa.Table | pl.DataFrame], None]]:
     """``<outdir>/<name>.parquet`` for each of ``schemas``, written by
-    :class:`SortedWriter` s as parts come (``add(name, table)``), each in a
+    :class:`SortedWriter` s as parts come (``add(name, table)``, an Arrow
+    table or a polars frame, converted in the file's thread), each in a
     thread behind the caller (:func:`qacamp.ordered.behind`: the files are
     encoded side by side while the caller makes the next parts; each file
     gets its parts in the order added, so the bytes are those of writing
