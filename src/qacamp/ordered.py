@@ -1,4 +1,6 @@
-"""Independent work run ahead in threads, consumed in order.
+"""Work in threads with results in a fixed order: independent work run
+ahead and consumed in order (:func:`in_order`), and work done behind the
+caller in the order it is handed over (:func:`behind`).
 
 Reading a run file (gunzip, columnar parsing in polars, the format's checks)
 and scoring a batch of runs (polars) mostly run outside the interpreter lock,
@@ -9,7 +11,8 @@ the warnings and the first error reported are exactly those of doing the
 work one piece after the other.  At most :func:`workers` pieces run ahead
 (``qacamp score --threads N`` and ``qacamp ingest --threads N`` give another
 count, the cores the workflow gives the step), so memory holds a few files'
-or batches' frames, not the campaign's.
+or batches' frames, not the campaign's.  :func:`behind` encodes each score
+file in a thread of its own while the scoring makes the next parts.
 """
 
 from __future__ import annotations

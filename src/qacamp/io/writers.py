@@ -128,9 +128,7 @@ class RowGroupWriter:
         self._pending: list[pa.Table] = []
         self._held = self.written = 0
 
-    def add(self, part: pa.Table | pl.DataFrame) -> None:
-        if isinstance(part, pl.DataFrame):
-            part = part.to_arrow()  # (here, in the file's thread)
+    def add(self, part: pa.Table) -> None:
         if not part.num_rows:
             return
         self._pending.append(part)
