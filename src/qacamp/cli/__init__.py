@@ -264,6 +264,9 @@ def _run(args) -> int:
         return getattr(exc, "exit_code", 2)
     except BrokenPipeError:  # e.g. `qacamp eval ... | head`
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: one line, what it was writing taken back
+        report_error(f"qacamp {args.command}: interrupted")
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
