@@ -91,10 +91,12 @@ def test_rows_of_any_runs_equal_the_filtered_table(ingested):
         src = read_row_groups(small / f"{name}.parquet", SCHEMAS[name])
         df = tables[name]
         runs = sorted(set(df["run"].drop_nulls().to_list()))
-        # every chunk, whole or coded (Categorical strings), adds up to the table
+        # every chunk, whole or coded (Categorical strings, read in 1 and 3
+        # threads each with its own reader), adds up to the table
         assert_frame_equal(pl.concat(list(src.chunks())), df)
-        coded = pl.concat(list(src.chunks(coded=True)))
-        assert_frame_equal(coded.with_columns(pl.col(pl.Categorical).cast(pl.String)), df)
+        for threads in (1, 3):
+            coded = pl.concat(src.each(src.columns, lambda c: c, threads))
+            assert_frame_equal(coded.with_columns(pl.col(pl.Categorical).cast(pl.String)), df)
         for _ in range(12):
             names = rng.sample(runs, rng.randint(0, len(runs))) if runs else []
             assert_frame_equal(src.rows("run", names), df.filter(pl.col("run").is_in(names)))

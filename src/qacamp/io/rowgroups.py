@@ -4,16 +4,20 @@ the file made while it is hashed and checked against qacamp's record)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
 from ..errors import InputError
+from ..ordered import in_order
 from .verified import (
     Damaged,
     SchemaMismatch,
@@ -29,6 +33,8 @@ from .verified import (
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+T = TypeVar("T")
 
 
 def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
@@ -67,8 +73,8 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
         os.close(fd)
 
     def opener(dictionary: list[str] | None = None):
-        try:
-            return open_parquet(pa.PythonFile(copy, mode="r"), columns, schema,
+        try:  # (each reader at its own place in the copy: threads read side by side)
+            return open_parquet(pa.PythonFile(_At(copy.fileno()), mode="r"), columns, schema,
                                 dictionary=dictionary)
         except (SchemaMismatch, Damaged) as exc:
             raise parquet_error(path, rec, exc) from None
@@ -81,6 +87,35 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
         raise
 
 
+class _At(io.RawIOBase):
+    """A file descriptor read at a place of its own (``os.pread``): readers of
+    one file in several threads do not move each other's place."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.at = fd, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self.at,
+                os.SEEK_END: os.fstat(self.fd).st_size}[whence]
+        self.at = base + offset
+        return self.at
+
+    def tell(self) -> int:
+        return self.at
+
+    def readinto(self, buffer) -> int:
+        data = os.pread(self.fd, len(buffer), self.at)
+        buffer[:len(data)] = data
+        self.at += len(data)
+        return len(data)
+
+
 class RowGroups:
     """A verified Parquet table decoded a row group at a time (a batch of runs
     decodes only the row groups holding its rows).  :meth:`close` (or a
@@ -91,11 +126,13 @@ class RowGroups:
                  error: Callable[[Exception], Exception],
                  close: Callable[[], None] = lambda: None) -> None:
         self.columns, self._error, self._close = list(columns), error, close
+        self._opener = opener
         self._pf = opener(None)
         # the declared types, and the same file with its strings read as dictionaries
         self._types = {f.name: f.type for f in self._pf.schema_arrow}
-        self._coded = opener([name for name, t in self._types.items()
-                              if name in self.columns and _is_string(t)])
+        self._strings = [name for name, t in self._types.items()
+                         if name in self.columns and _is_string(t)]
+        self._coded = opener(self._strings)
         self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
         #: the stretches of equal key values of the kept group (:meth:`_stretches`)
@@ -140,15 +177,31 @@ class RowGroups:
     def _empty(self, columns: list[str]) -> pl.DataFrame:
         return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
 
-    def chunks(self, columns: list[str] | None = None, coded: bool = False
-               ) -> Iterator[pl.DataFrame]:
-        """``columns``, a frame per row group (one if empty); ``coded``: strings as Categorical."""
+    def chunks(self, columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
+        """``columns``, a frame per row group (one if empty)."""
         columns = list(columns or self.columns)
         if not self._pf.num_row_groups:
             yield self._empty(columns)
         for g in range(self._pf.num_row_groups):
-            yield pl.from_arrow(self._coded_group(g, columns) if coded
-                                else self._plain(self._kept_group(g, columns)))
+            yield pl.from_arrow(self._plain(self._kept_group(g, columns)))
+
+    def each(self, columns: list[str], func: Callable[[pl.DataFrame], T],
+             threads: int | None = None) -> list[T]:
+        """``func`` of each row group's ``columns`` (strings as Categorical; one
+        empty frame if the file has no row group), in order: the groups are
+        decoded and ``func`` runs in ``threads`` threads
+        (:func:`qacamp.ordered.in_order`), each with its own reader of the copy."""
+        if not self._pf.num_row_groups:
+            return [func(self._empty(columns))]
+        local = threading.local()
+
+        def one(g: int) -> T:
+            if getattr(local, "file", None) is None:
+                local.file = self._opener(self._strings)
+            return func(pl.from_arrow(self._read(local.file, g, columns)))
+
+        return [result() for result in in_order(
+            (functools.partial(one, g) for g in range(self._pf.num_row_groups)), threads)]
 
     def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
              ) -> pl.DataFrame:

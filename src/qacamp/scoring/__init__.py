@@ -99,7 +99,8 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
         _score_matrix(matrix, opts, out)
         yield out.finish()
         return
-    ctx = build_context(kind, t, opts)
+    threads = workers() if threads is None else threads
+    ctx = build_context(kind, t, opts, threads)
     head = Collector(kind)
     judged = judged_units(ctx, head)
     names = scored_runs(ctx)
@@ -107,7 +108,6 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     if names and not mine:  # an empty shard: the campaign-level rows only
         yield head.finish()
         return
-    threads = workers() if threads is None else threads
     blocks = batch_runs(mine, judged, threads) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)

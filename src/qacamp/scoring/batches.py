@@ -35,7 +35,7 @@ from .baselines import BASELINES, baseline_runs
 from .context import Context
 from .frames import JS, OUT_SCHEMAS
 from .judged import Judged
-from .runtables import RUN_TABLES, like, of_runs, scan, strings
+from .runtables import RUN_TABLES, each, like, of_runs, strings
 
 #: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
 #: five per-question rows of ``units`` per cell, about 0.5 GB of frames at the
@@ -86,9 +86,9 @@ def nil_judged(ctx: Context, nil: pl.DataFrame, right: pl.DataFrame,
     question counts (one more scan of the responses' keys, for the NIL ones)."""
     keys = ["run", "qid", "item"]
     if multi and nil.height:
-        first = pl.concat([strings(c.join(like(nil, c), on=["run", "qid"], how="semi")
-                                   .group_by("run", "qid").agg(pl.col("item").min()))
-                           for c in scan(ctx.t["responses"], keys)])
+        first = pl.concat(each(ctx.t["responses"], keys, lambda c: strings(
+            c.join(like(nil, c), on=["run", "qid"], how="semi")
+            .group_by("run", "qid").agg(pl.col("item").min())), ctx.threads))
         first = first.group_by("run", "qid").agg(pl.col("item").min())
         nil = nil.join(first, on=keys, how="semi")
     return (right.filter(pl.col(JS).is_in(ctx.sets)).join(nil, on=keys, how="semi")

@@ -29,6 +29,7 @@ class Context:
     multi: bool | None = None  # some run returned several ranked answers
     nil_judged: pl.DataFrame | None = None  # (judgment_set, qid) with a NIL judged right
     survey: Survey | None = None  # the run tables as a whole (.runtables.survey)
+    threads: int | None = None  # threads reading a row-group source (.runtables.each)
 
     @property
     def spec(self) -> Kind:
@@ -63,17 +64,18 @@ def auxiliary(kind: str, main_questions: int | None) -> pl.Expr:
     return aux
 
 
-def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict) -> Context:
+def build_context(kind: str, t: dict[str, pl.DataFrame], opts: dict,
+                  threads: int | None = None) -> Context:
     """Judgment sets = those named by any judgment or nugget match (else the
     primary set); runs = those with a response plus ``run_names``; QA4MRE
     auxiliary questions = ``auxiliary_of`` set or question number >
-    ``main_questions``."""
+    ``main_questions``.  ``threads`` read the run tables' row groups."""
     q = t["questions"]
     questions = q.with_columns(auxiliary(kind, opts.get("main_questions")).alias("aux"))
-    found = survey(t)
+    found = survey(t, threads)
     sets = set(found.sets)
     if not sets:
         sets = {primary_set(kind, opts, [])}
     runs = found.runs | set(opts.get("run_names") or [])
     return Context(kind, t, opts, questions, sorted(sets), sorted(r for r in runs if r is not None),
-                   survey=found)
+                   survey=found, threads=threads)

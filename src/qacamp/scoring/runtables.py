@@ -8,7 +8,7 @@ reads them only through these three functions, so both give the same frames:
 
 - :func:`of_runs`: a batch of runs' rows (the table filtered on ``run``, in
   table order);
-- :func:`scan`: some columns, chunk by chunk;
+- :func:`each`: a function of some columns, chunk by chunk;
 - :func:`survey`: what the scoring needs to know of the tables as a whole
   (runs, judgment sets, judged questions, ranked answers, NIL answers judged
   right), found in one scan of each table.
@@ -16,10 +16,13 @@ reads them only through these three functions, so both give the same frames:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import polars as pl
+
+T = TypeVar("T")
 
 JS = "judgment_set"
 
@@ -34,14 +37,16 @@ def of_runs(table, names: list[str]) -> pl.DataFrame:
     return table.rows("run", names)
 
 
-def scan(table, columns: list[str]) -> Iterator[pl.DataFrame]:
-    """``columns`` of the table, in chunks (one frame for a table in memory);
-    the string columns of a row-group source come as Categorical (codes, not
-    decoded strings): callers cast what they keep with :func:`strings`."""
+def each(table, columns: list[str], func: Callable[[pl.DataFrame], T],
+         threads: int | None = None) -> list[T]:
+    """``func`` of ``columns`` of the table chunk by chunk, in order (one frame
+    for a table in memory; a row-group source decodes its groups and runs
+    ``func`` in ``threads`` threads); the string columns of a row-group source
+    come as Categorical (codes, not decoded strings): ``func`` casts what it
+    keeps with :func:`strings`."""
     if isinstance(table, pl.DataFrame):
-        yield table.select(columns)
-    else:
-        yield from table.chunks(columns, coded=True)
+        return [func(table.select(columns))]
+    return table.each(columns, func, threads)
 
 
 def strings(df: pl.DataFrame) -> pl.DataFrame:
@@ -68,36 +73,42 @@ class Survey:
     nil_right: pl.DataFrame  # (judgment_set, run, qid, item) of those judged R
 
 
-def survey(t: dict) -> Survey:
+def survey(t: dict, threads: int | None = None) -> Survey:
     """One scan of responses (run, qid, item, answered, nil), then one of
     judgments (judgment_set, run, qid, item, judgment) and of nugget matches'
-    judgment sets; every part is small (per question, or NIL answers only)."""
-    runs: set = set()
-    max_item, nil = [], []
-    for c in scan(t["responses"], ["run", "qid", "item", "answered", "nil"]):
-        runs.update(c["run"].drop_nulls().unique().cast(pl.String).to_list())
-        max_item.append(strings(c.group_by("qid").agg(pl.col("item").max())))
-        nil.append(c.filter(pl.col("answered") & pl.col("nil").fill_null(False))
-                   .select("run", "qid", "item"))
-    nil_rows = pl.concat(nil)  # codes as scanned: joined with the judgments' codes
-    sets: set = set()
-    judged, right = [], []
+    judgment sets, their chunks in ``threads`` threads (:func:`each`); every
+    part is small (per question, or NIL answers only)."""
+    def of_responses(c: pl.DataFrame):
+        return (c["run"].drop_nulls().unique().cast(pl.String).to_list(),
+                strings(c.group_by("qid").agg(pl.col("item").max())),
+                # (codes as scanned: joined with the judgments' codes)
+                c.filter(pl.col("answered") & pl.col("nil").fill_null(False))
+                .select("run", "qid", "item"))
+
+    responses = each(t["responses"], ["run", "qid", "item", "answered", "nil"], of_responses,
+                     threads)
+    nil_rows = pl.concat([nil for _, _, nil in responses])
     keys = ["run", "qid", "item"]
-    for c in scan(t["judgments"], [JS, *keys, "judgment"]):
-        sets.update(c[JS].drop_nulls().unique().cast(pl.String).to_list())
-        judged.append(strings(c.filter(pl.col("judgment").is_not_null())
-                              .select(JS, "qid").unique()))
-        r = c.filter(pl.col("judgment") == "R")
-        nil_rows = like(nil_rows, r)  # a no-op once the dtypes agree
+
+    def of_judgments(c: pl.DataFrame):
+        r = c.filter(pl.col("judgment") == "R").select(JS, *keys)
         # the NIL answers of this chunk's runs only (a join against all of them
         # for every chunk would grow with the square of the table)
-        here = nil_rows.filter(pl.col("run").is_in(r["run"].unique().implode()))
-        right.append(strings(r.join(here, on=keys, how="semi").select(JS, *keys)))
-    for c in scan(t["nugget_matches"], [JS]):
-        sets.update(c[JS].drop_nulls().unique().cast(pl.String).to_list())
-    return Survey(runs=runs, sets=sets, judged=pl.concat(judged).unique(),
-                  max_item=pl.concat(max_item).group_by("qid").agg(pl.col("item").max()),
-                  nil=strings(nil_rows), nil_right=pl.concat(right))
+        here = like(nil_rows, r).filter(pl.col("run").is_in(r["run"].unique().implode()))
+        return (c[JS].drop_nulls().unique().cast(pl.String).to_list(),
+                strings(c.filter(pl.col("judgment").is_not_null()).select(JS, "qid").unique()),
+                strings(r.join(here, on=keys, how="semi")))
+
+    judgments = each(t["judgments"], [JS, *keys, "judgment"], of_judgments, threads)
+    matched = each(t["nugget_matches"], [JS],
+                   lambda c: c[JS].drop_nulls().unique().cast(pl.String).to_list(), threads)
+    return Survey(runs={run for names, _, _ in responses for run in names},
+                  sets={s for names, _, _ in judgments for s in names}
+                  | {s for names in matched for s in names},
+                  judged=pl.concat([j for _, j, _ in judgments]).unique(),
+                  max_item=pl.concat([m for _, m, _ in responses]).group_by("qid")
+                  .agg(pl.col("item").max()),
+                  nil=strings(nil_rows), nil_right=pl.concat([r for _, _, r in judgments]))
 
 
-__all__ = ["RUN_TABLES", "Survey", "like", "of_runs", "scan", "strings", "survey"]
+__all__ = ["RUN_TABLES", "Survey", "each", "like", "of_runs", "strings", "survey"]
