@@ -123,8 +123,7 @@ class RowGroups:
     be read again."""
 
     def __init__(self, opener: Callable[[list[str] | None], pq.ParquetFile], columns: list[str],
-                 error: Callable[[Exception], Exception],
-                 close: Callable[[], None] = lambda: None) -> None:
+                 error: Callable[[Exception], Exception], close: Callable[[], None]) -> None:
         self.columns, self._error, self._close = list(columns), error, close
         self._opener = opener
         self._pf = opener(None)
