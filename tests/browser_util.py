@@ -47,9 +47,13 @@ def _free_port() -> int:
 
 
 class Browser:
-    """``with Browser(width=1280) as b: b.open(path); b.run(js); b.screenshot(out)``."""
+    """``with Browser(width=1280) as b: b.open(path); b.run(js); b.screenshot(out)``.
 
-    def __init__(self, width: int = 1280, height: int = 900, timeout: float = 60):
+    ``timeout`` bounds each WebDriver call and the driver's start: a guard
+    against a hang, not a speed requirement (a loaded machine whose disk
+    stalls took more than a minute to start a session)."""
+
+    def __init__(self, width: int = 1280, height: int = 900, timeout: float = 300):
         found = find_browser()
         if found is None:
             raise RuntimeError("no chromium / chromedriver on PATH")
@@ -90,7 +94,11 @@ class Browser:
             "binary": self.browser,
             "args": [*ARGS, f"--user-data-dir={self.profile}",
                      f"--window-size={self.width},{self.height}"]}}
-        value = self._call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})
+        try:
+            value = self._call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})
+        except BaseException:
+            self.__exit__(None, None, None)  # (the driver and its browser stopped)
+            raise
         self.session = value["sessionId"]
         return self
 

@@ -36,6 +36,8 @@ GROUPS = {
     "demo run": {"test_demo.py", "test_hostile_damage.py", "test_pages_publish.py",
                  "test_report_browser.py", "test_workflow_log.py"},
     "demo resumed": {"test_interrupt_demo.py"},
+    # the parametric Tukey HSD of every pair of a real matrix (:func:`real_tukey`)
+    "tukey on real matrices": {"test_letters.py", "test_significance_effects.py"},
 }
 #: after the groups, the files that take longest (a minute or more of a
 #: `make test` on 2 cores), longest first
@@ -45,7 +47,8 @@ LONGEST = ("test_workflow.py", "test_slurm.py", "test_scoring_parallel.py",
            "test_hostile_workflow.py", "test_scoring_shards.py")
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 #: session fixtures -> the groups whose files may ask for them
-_SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"})}
+_SESSION_RUN = {"the demo run": (DEMO_FIXTURES, {"demo run", "demo resumed"}),
+                "the Tukey HSD of a real matrix": ({"real_tukey"}, {"tukey on real matrices"})}
 
 
 def _ranks(items: list[pytest.Item]):
@@ -171,6 +174,31 @@ def demo(demo_work) -> Path:
 def demo_log(_demo) -> subprocess.CompletedProcess:
     """What the session's demo run printed (as a person sees it)."""
     return _demo[1]
+
+
+# --------------------------------------------------------------------------- real matrices
+
+@pytest.fixture(scope="session")
+def real_tukey():
+    """``real_tukey(name, runs=None)``: (matrix, pairs, summary) of the
+    parametric ANOVA and Tukey HSD (`anova-tukey`, alpha 0.05) on the real
+    score matrix ``name`` of ../shared/data (its first ``runs`` runs), made
+    once per test process: scipy's studentized range takes about 10 ms a
+    pair, 10 s for the 1,081 pairs of Genomics 2004, so the files asking for
+    it go to one process (:data:`GROUPS`).  Tests only read it."""
+    from paths import SHARED_DATA
+
+    from qacamp.loader import read_matrix_file
+    from qacamp.reliability.significance import significance_test
+
+    @functools.cache
+    def tukey(name: str, runs: int | None = None):
+        m = read_matrix_file(SHARED_DATA / "score-matrices" / f"{name}.csv", measure="ap")
+        if runs:
+            m = m.select_runs(list(m.runs[:runs]))
+        return (m, *significance_test(m, "anova-tukey", alpha=0.05))
+
+    return tukey
 
 
 # --------------------------------------------------------------------------- demo campaigns

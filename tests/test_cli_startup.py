@@ -54,3 +54,16 @@ def test_a_reliability_step_imports_no_scipy_matplotlib_or_duckdb():
     # kernel imports scipy inside the function that needs it
     for analysis in ("swap", "merge", "design", "significance"):
         assert not {"scipy", "matplotlib", "duckdb"} & loaded(["reliability", analysis, "--help"])
+
+
+def test_scoring_loads_no_pandas_scipy_matplotlib_or_duckdb(demo_ingest, tmp_path):
+    # pyarrow loads pandas (0.2 s) on some calls (Schema.empty_table, Array.to_numpy)
+    # when it is installed: scoring avoids them; a demo run scores in 6 processes
+    probe = ("pandas", "scipy", "matplotlib", "duckdb")
+    for name in ("trec2002", "qa4mre2013"):
+        argv = ["score", "--ingest", str(demo_ingest(name)), "--out", str(tmp_path / name)]
+        res = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=probe)],
+                             capture_output=True, text=True, timeout=300)
+        assert (tmp_path / name / "runs.parquet").is_file(), res.stderr[-2000:]
+        line = [ln for ln in res.stdout.splitlines() if ln.startswith("MODULES:")][-1]
+        assert line == "MODULES:", (name, line)

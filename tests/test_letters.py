@@ -164,12 +164,8 @@ def test_letters_on_real_matrices_are_right_and_within_1_2_of_the_minimum(name, 
 
 @pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
-def test_anova_tukey_letters_on_genomics_are_the_fewest():
-    from qacamp.loader import read_matrix_file
-    from qacamp.reliability.significance import significance_test
-
-    m = read_matrix_file(MATRICES / "genomics2004.csv", measure="ap")
-    pairs, _ = significance_test(m, "anova-tukey")
+def test_anova_tukey_letters_on_genomics_are_the_fewest(real_tukey):
+    m, pairs, _ = real_tukey("genomics2004")
     runs = list(m.runs)
     different = relation_of(pairs, runs)
     letters = compact_letters(runs, m.full_scores(), different)

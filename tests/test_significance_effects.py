@@ -83,7 +83,8 @@ def test_t_test_intervals_and_effect_sizes_equal_scipy_on_every_pair(name):
 @pytest.mark.slow  # scipy's studentized range: many CPU-seconds per call
 @needs_data
 @pytest.mark.parametrize("name, runs", [("web2004", 24), ("genomics2004", None)])
-def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name, runs):
+def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name, runs,
+                                                                          real_tukey):
     """Tukey's simultaneous intervals: d +/- q_crit / sqrt(2) x the standard error
     statsmodels' OLS fit gives the contrast of the two runs (two-way model on
     the long table), q_crit scipy's studentized range (as statsmodels' tukeyhsd);
@@ -93,12 +94,11 @@ def test_anova_tukey_intervals_and_es_e_equal_statsmodels_ols_on_every_pair(name
     from scipy.stats import studentized_range
     from statsmodels.formula.api import ols
 
-    m = real(name, runs)
+    m, pairs, _ = real_tukey(name, runs)
     long = pl.DataFrame({"unit": np.repeat(np.arange(m.n_units), m.n_runs).astype(str),
                          "run": np.tile(np.array(m.runs), m.n_units),
                          "value": m.values.ravel()}).to_pandas()
     fit = ols("value ~ C(run) + C(unit)", data=long).fit()
-    pairs, _ = significance_test(m, "anova-tukey", alpha=0.05)
     ii, jj = np.triu_indices(m.n_runs, k=1)
     names = list(fit.params.index)
 

@@ -174,7 +174,10 @@ class RowGroups:
                         names=table.column_names)
 
     def _empty(self, columns: list[str]) -> pl.DataFrame:
-        return pl.from_arrow(self._pf.schema_arrow.empty_table().select(columns))
+        import pyarrow as pa  # (Schema.empty_table() would load pandas)
+
+        return pl.from_arrow(pa.Table.from_batches([], schema=self._pf.schema_arrow)
+                             .select(columns))
 
     def chunks(self, columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
         """``columns``, a frame per row group (one if empty)."""
@@ -246,7 +249,7 @@ class RowGroups:
             return None
         out, offset = [], 0
         for chunk in col.chunks:
-            codes = chunk.indices.to_numpy(zero_copy_only=False)
+            codes = pl.from_arrow(chunk.indices).to_numpy()  # (pyarrow's to_numpy loads pandas)
             if len(codes):
                 starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
                 ends = np.append(starts[1:], len(codes))

@@ -73,6 +73,29 @@ def anova(matrix: ScoreMatrix) -> Anova:
                  math.ldexp(sd, e))
 
 
+@dataclass(frozen=True)
+class Differences:
+    """The pairs' differences of full scores ``d``, of scaled run means ``ds``
+    (the matrix scaled by ``2**-e``, :func:`.effects.scaled`), the ANOVA and
+    its residual standard deviation in scaled units ``sd``."""
+
+    d: np.ndarray
+    ds: np.ndarray
+    e: int
+    anova: Anova
+    sd: float
+
+
+def differences(matrix: ScoreMatrix, ii: np.ndarray, jj: np.ndarray) -> Differences:
+    """:class:`Differences` of the pairs ``(ii, jj)``."""
+    y, e = scaled(matrix.values)
+    means = y.mean(axis=0)
+    full = matrix.full_scores()
+    a = anova(matrix)
+    sd = 1.0 if a.no_variance else math.ldexp(a.sd, -e)
+    return Differences(full[ii] - full[jj], means[ii] - means[jj], e, a, sd)
+
+
 def pair_tests(matrix: ScoreMatrix, alpha: float, ii: np.ndarray | None = None,
                jj: np.ndarray | None = None) -> tuple[PairStats, Anova]:
     """Tukey's HSD of the pairs ``(ii, jj)`` (default: the upper triangle) with
@@ -82,29 +105,22 @@ def pair_tests(matrix: ScoreMatrix, alpha: float, ii: np.ndarray | None = None,
 
     if ii is None or jj is None:
         ii, jj = np.triu_indices(matrix.n_runs, k=1)
-    y, e = scaled(matrix.values)
-    means = y.mean(axis=0)
-    full = matrix.full_scores()
-    d = full[ii] - full[jj]
-    a = anova(matrix)
-    ds = means[ii] - means[jj]
-    zero = ds == 0
+    x = differences(matrix, ii, jj)
+    ds, a = x.ds, x.anova
     if a.no_variance:
-        flat = ~zero
+        flat = ds != 0
         q = np.zeros(len(ii))
         p = np.ones(len(ii))
         half = 0.0
-        sd = 1.0
     else:
         flat = np.zeros(len(ii), bool)
-        sd = math.ldexp(a.sd, -e)
-        se = sd / math.sqrt(matrix.n_units)
+        se = x.sd / math.sqrt(matrix.n_units)
         q = np.abs(ds) / se
         p = np.clip(studentized_range.sf(q, matrix.n_runs, a.df_res), 0.0, 1.0)
         half = float(studentized_range.ppf(1 - alpha, matrix.n_runs, a.df_res)) * se
-    stats = PairStats(d=d, statistic=np.where(flat, np.nan, q), p=p,
-                      lower=np.ldexp(ds - half, e), upper=np.ldexp(ds + half, e),
-                      effect=effect(ds, sd, flat), no_variance=flat)
+    stats = PairStats(d=x.d, statistic=np.where(flat, np.nan, q), p=p,
+                      lower=np.ldexp(ds - half, x.e), upper=np.ldexp(ds + half, x.e),
+                      effect=effect(ds, x.sd, flat), no_variance=flat)
     return stats, a
 
 
@@ -126,20 +142,20 @@ def baseline_columns(matrix: ScoreMatrix, alpha: float, base: int) -> dict:
     from .dunnett import dunnett_critical, dunnett_p
 
     ii, jj = baseline_pairs(matrix.n_runs, base)
-    r, a = pair_tests(matrix, alpha, ii, jj)
-    out = {"d": r.d, "effect": r.effect, "ci_method": DUNNETT_INTERVAL}
-    if a.no_variance:
-        return {**out, "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
+    x = differences(matrix, ii, jj)
+    if x.anova.no_variance:  # (Tukey's p and interval of a flat matrix: no variance to test)
+        r, _ = pair_tests(matrix, alpha, ii, jj)
+        return {"d": r.d, "effect": r.effect, "ci_method": DUNNETT_INTERVAL,
+                "statistic": r.statistic, "p": r.p, "lower": r.lower, "upper": r.upper,
                 "flat": r.no_variance}
-    y, e = scaled(matrix.values)
-    means = y.mean(axis=0)
-    ds = means[ii] - means[jj]
-    se = math.ldexp(a.sd, -e) * math.sqrt(2.0 / matrix.n_units)
-    stat = ds / se
-    half = dunnett_critical(alpha, len(ii), a.df_res) * se
-    return {**out, "statistic": stat, "p": dunnett_p(stat, len(ii), a.df_res),
-            "lower": np.ldexp(ds - half, e), "upper": np.ldexp(ds + half, e),
-            "flat": np.zeros(len(ii), bool)}
+    se = x.sd * math.sqrt(2.0 / matrix.n_units)
+    stat = x.ds / se
+    half = dunnett_critical(alpha, len(ii), x.anova.df_res) * se
+    flat = np.zeros(len(ii), bool)
+    return {"d": x.d, "effect": effect(x.ds, x.sd, flat), "ci_method": DUNNETT_INTERVAL,
+            "statistic": stat, "p": dunnett_p(stat, len(ii), x.anova.df_res),
+            "lower": np.ldexp(x.ds - half, x.e), "upper": np.ldexp(x.ds + half, x.e),
+            "flat": flat}
 
 
 TEST = SignificanceTest(
