@@ -208,6 +208,13 @@ class RowGroups:
     def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
              ) -> pl.DataFrame:
         """The rows whose ``key`` is one of ``values``, in file order."""
+        return self.plain(self.coded_rows(key, values, columns))
+
+    def coded_rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
+                   ) -> pa.Table:
+        """:meth:`rows` with its strings still coded (dictionary columns, as
+        decoded): reading is the source's own (one thread, in order);
+        :meth:`plain` makes the frame of it in any thread."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -229,8 +236,15 @@ class RowGroups:
                     else:
                         table = pa.concat_tables(
                             [table.slice(start, n) for start, n in _ranges(stretches, wanted)])
-                parts.append(self._plain(table))
-        return pl.from_arrow(pa.concat_tables(parts)) if parts else self._empty(columns)
+                parts.append(table)
+        if not parts:  # (Schema.empty_table() would load pandas)
+            return pa.Table.from_batches([], schema=self._pf.schema_arrow).select(columns)
+        return pa.concat_tables(parts)
+
+    def plain(self, table: pa.Table) -> pl.DataFrame:
+        """The frame of :meth:`coded_rows`' ``table``, its coded strings as the
+        file's declared types (safe in any thread: it reads no file)."""
+        return pl.from_arrow(self._plain(table))
 
     def _stretches(self, g: int, columns: list[str], key: str, table: pa.Table
                    ) -> list[tuple[str, int, int]] | None:

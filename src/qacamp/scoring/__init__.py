@@ -111,9 +111,10 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
     blocks = batch_runs(mine, judged, threads) or [[]]
     if len(blocks) > 1 or len(mine) < len(names):
         ctx = campaign_facts(ctx, judged)
-    # each batch's run tables are read here, in order (a row-group source is
-    # read by one thread); the batches are scored in threads (polars works
-    # outside the interpreter lock) and come back in order
+    # each batch's rows of the run tables are read here, in order (a row-group
+    # source is read by one thread); the batches are decoded and scored in
+    # threads (polars and Arrow work outside the interpreter lock) and come
+    # back in order
     jobs = (partial(_score_batch, restrict(ctx, block, whole=len(block) == len(names)), judged,
                     head if i == 0 else Collector(kind), i > 0)
             for i, block in enumerate(blocks))
@@ -123,10 +124,11 @@ def score_batches(kind: str, tables: Mapping[str, pl.DataFrame],
             progress(done, len(blocks))
 
 
-def _score_batch(ctx, judged, out: Collector, later: bool) -> dict[str, pl.DataFrame]:
-    """The output frames of one batch of runs; a ``later`` batch has no
-    ``dropped`` rows (campaign-level: the first batch's)."""
-    _score_runs(ctx, judged, out)
+def _score_batch(restricted, judged, out: Collector, later: bool) -> dict[str, pl.DataFrame]:
+    """The output frames of one batch of runs (``restricted()``: its context,
+    :func:`.batches.restrict`); a ``later`` batch has no ``dropped`` rows
+    (campaign-level: the first batch's)."""
+    _score_runs(restricted(), judged, out)
     part = out.finish()
     if later:
         part["dropped"] = part["dropped"].clear()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import polars as pl
 
@@ -95,14 +96,21 @@ def nil_judged(ctx: Context, nil: pl.DataFrame, right: pl.DataFrame,
             .select(JS, "qid").unique().sort(JS, "qid"))
 
 
-def restrict(ctx: Context, names: list[str], whole: bool) -> Context:
+def restrict(ctx: Context, names: list[str], whole: bool) -> Callable[[], Context]:
     """``ctx`` scoring only the runs ``names`` (``whole``: they are all the runs,
-    frames in memory are kept as they are), its run tables as frames."""
+    frames in memory are kept as they are), its run tables as frames, as a
+    function: the runs' rows are read here (:func:`.runtables.of_runs`, in
+    the caller's thread, batch after batch) and made frames when it is called
+    (in the batch's thread, beside the next batch's reading)."""
     keep = set(names)
-    t = {name: (df if whole and isinstance(df, pl.DataFrame) else of_runs(df, names))
-         if name in RUN_TABLES else df for name, df in ctx.t.items()}
-    return dataclasses.replace(ctx, t=t, runs=[r for r in ctx.runs if r in keep],
-                               baselines=tuple(b for b in BASELINES if b in keep))
+    rows = {name: of_runs(df, names) for name, df in ctx.t.items()
+            if name in RUN_TABLES and not (whole and isinstance(df, pl.DataFrame))}
+
+    def restricted() -> Context:
+        t = {name: rows[name]() if name in rows else df for name, df in ctx.t.items()}
+        return dataclasses.replace(ctx, t=t, runs=[r for r in ctx.runs if r in keep],
+                                   baselines=tuple(b for b in BASELINES if b in keep))
+    return restricted
 
 
 def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:

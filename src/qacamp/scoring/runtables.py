@@ -7,7 +7,7 @@ ingest's Parquet), whose rows are decoded a row group at a time.  The scoring
 reads them only through these three functions, so both give the same frames:
 
 - :func:`of_runs`: a batch of runs' rows (the table filtered on ``run``, in
-  table order);
+  table order), read in the caller's thread and made a frame in the batch's;
 - :func:`each`: a function of some columns, chunk by chunk;
 - :func:`survey`: what the scoring needs to know of the tables as a whole
   (runs, judgment sets, judged questions, ranked answers, NIL answers judged
@@ -16,6 +16,7 @@ reads them only through these three functions, so both give the same frames:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -30,11 +31,13 @@ JS = "judgment_set"
 RUN_TABLES = ("responses", "judgments", "nugget_matches")
 
 
-def of_runs(table, names: list[str]) -> pl.DataFrame:
-    """The rows of the runs ``names``."""
+def of_runs(table, names: list[str]) -> Callable[[], pl.DataFrame]:
+    """The rows of the runs ``names``, as a function that any thread may call:
+    a row-group source reads them here, in the caller's thread (it is read by
+    one thread, in order), and the function decodes their strings."""
     if isinstance(table, pl.DataFrame):
-        return table.filter(pl.col("run").is_in(names))
-    return table.rows("run", names)
+        return functools.partial(table.filter, pl.col("run").is_in(names))
+    return functools.partial(table.plain, table.coded_rows("run", names))
 
 
 def each(table, columns: list[str], func: Callable[[pl.DataFrame], T],
