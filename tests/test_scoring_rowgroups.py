@@ -224,3 +224,31 @@ def test_rows_of_runs_in_stretches_or_with_nulls_equal_the_filtered_table(runs, 
         # (nulls) the group filtered
         src.rows("run", ["a"])
         assert (src._stretch is not None) == (None not in runs)
+
+
+def test_batch_rows_are_read_in_the_main_thread_and_decoded_in_the_batches(
+        demo_scores, tmp_path, monkeypatch):
+    """A row-group source is read by one thread, in order (the main thread
+    reads each batch's coded rows); their strings are made plain in the
+    batch's thread, beside the next batch's reading: the same bytes."""
+    import threading
+
+    from qacamp.io.rowgroups import RowGroups
+
+    ingest, whole = demo_scores("trec2002")
+    seen: dict[str, set[str]] = {"coded_rows": set(), "plain": set()}
+    for name in seen:
+        method = getattr(RowGroups, name)
+
+        def recorded(self, *args, _method=method, _name=name, **kw):
+            seen[_name].add(threading.current_thread().name)
+            return _method(self, *args, **kw)
+        monkeypatch.setattr(RowGroups, name, recorded)
+    monkeypatch.setattr(batches, "BATCH_CELLS", 20_000)  # (several batches of runs)
+    assert qacamp_in_root("score", "--ingest", ingest, "--threads", "2",
+                          "--out", tmp_path / "out") == 0
+    assert seen["coded_rows"] == {threading.main_thread().name}
+    assert seen["plain"] and threading.main_thread().name not in seen["plain"]
+    for name in ("outcomes", "units", "runs", "dropped"):
+        assert (tmp_path / "out" / f"{name}.parquet").read_bytes() == \
+            (whole / f"{name}.parquet").read_bytes(), name
