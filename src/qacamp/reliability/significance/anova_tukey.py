@@ -138,7 +138,8 @@ DUNNETT_INTERVAL = "Dunnett's simultaneous interval, the ANOVA's residual varian
 def baseline_columns(matrix: ScoreMatrix, alpha: float, base: int) -> dict:
     """The baseline kernel of the record: Dunnett's test of every other run
     against the run ``base`` with the ANOVA's residual variance
-    (:mod:`.dunnett`), the effect sizes of :func:`pair_tests`."""
+    (:mod:`.dunnett`), Sakai's effect sizes as :func:`pair_tests` gives them
+    (Tukey's p-values and interval are not computed: Dunnett's replace them)."""
     from .dunnett import dunnett_critical, dunnett_p
 
     ii, jj = baseline_pairs(matrix.n_runs, base)
