@@ -168,7 +168,7 @@ def test_sorted_writer_gives_the_bytes_of_the_stable_sort(tmp_path, row_group):
     with spilling() as spill:
         w = SortedWriter(str(path), whole.to_arrow().schema, "k", spill, row_group)
         for p in parts:
-            w.add(p.to_arrow())
+            w.add(p)
         w.close()
     assert path.read_bytes() == parquet_bytes(whole, row_group).to_pybytes()
     empty = tmp_path / "empty.parquet"

@@ -31,7 +31,7 @@ from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
 from qacamp.io import read_parquet, read_row_groups, write_bytes, write_parquet_parts
 from qacamp.scoring import batches, score_campaign
-from qacamp.scoring.runtables import RUN_TABLES
+from qacamp.scoring.runtables import RUN_TABLES, of_runs
 from qacamp.tables import SCHEMAS
 
 
@@ -99,10 +99,10 @@ def test_rows_of_any_runs_equal_the_filtered_table(ingested):
             assert_frame_equal(coded.with_columns(pl.col(pl.Categorical).cast(pl.String)), df)
         for _ in range(12):
             names = rng.sample(runs, rng.randint(0, len(runs))) if runs else []
-            assert_frame_equal(src.rows("run", names), df.filter(pl.col("run").is_in(names)))
+            assert_frame_equal(of_runs(src, names)(), df.filter(pl.col("run").is_in(names)))
         # the row group kept for the next batch holds its strings coded (each
         # distinct string once); the rows taken from it have the declared types
-        src.rows("run", runs[:1])
+        of_runs(src, runs[:1])()
         if runs:
             kept = src._last[1]
             strings = [c for c, t in SCHEMAS[name].items() if t == pl.String]
@@ -219,10 +219,10 @@ def test_rows_of_runs_in_stretches_or_with_nulls_equal_the_filtered_table(runs, 
     schema = dict(df.schema)
     with read_row_groups(tmp_path / "t.parquet", schema) as src:
         for names in (["a"], ["b"], ["a", "c"], ["c", "b"], [], ["a", "b", "c"]):
-            assert_frame_equal(src.rows("run", names), df.filter(pl.col("run").is_in(names)))
+            assert_frame_equal(of_runs(src, names)(), df.filter(pl.col("run").is_in(names)))
         # run a of the first row group (a, a, b, a): its stretches sliced, or
         # (nulls) the group filtered
-        src.rows("run", ["a"])
+        of_runs(src, ["a"])()
         assert (src._stretch is not None) == (None not in runs)
 
 

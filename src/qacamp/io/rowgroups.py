@@ -173,11 +173,13 @@ class RowGroups:
                          for name, c in zip(table.column_names, table.columns, strict=True)],
                         names=table.column_names)
 
-    def _empty(self, columns: list[str]) -> pl.DataFrame:
+    def _empty_table(self, columns: list[str]) -> pa.Table:
         import pyarrow as pa  # (Schema.empty_table() would load pandas)
 
-        return pl.from_arrow(pa.Table.from_batches([], schema=self._pf.schema_arrow)
-                             .select(columns))
+        return pa.Table.from_batches([], schema=self._pf.schema_arrow).select(columns)
+
+    def _empty(self, columns: list[str]) -> pl.DataFrame:
+        return pl.from_arrow(self._empty_table(columns))
 
     def chunks(self, columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
         """``columns``, a frame per row group (one if empty)."""
@@ -205,16 +207,12 @@ class RowGroups:
         return [result() for result in in_order(
             (functools.partial(one, g) for g in range(self._pf.num_row_groups)), threads)]
 
-    def rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
-             ) -> pl.DataFrame:
-        """The rows whose ``key`` is one of ``values``, in file order."""
-        return self.plain(self.coded_rows(key, values, columns))
-
     def coded_rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
                    ) -> pa.Table:
-        """:meth:`rows` with its strings still coded (dictionary columns, as
-        decoded): reading is the source's own (one thread, in order);
-        :meth:`plain` makes the frame of it in any thread."""
+        """The rows whose ``key`` is one of ``values``, in file order, their
+        strings still coded (dictionary columns, as decoded): reading is the
+        source's own (one thread, in order); :meth:`plain` makes the frame of
+        it in any thread."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -237,9 +235,7 @@ class RowGroups:
                         table = pa.concat_tables(
                             [table.slice(start, n) for start, n in _ranges(stretches, wanted)])
                 parts.append(table)
-        if not parts:  # (Schema.empty_table() would load pandas)
-            return pa.Table.from_batches([], schema=self._pf.schema_arrow).select(columns)
-        return pa.concat_tables(parts)
+        return pa.concat_tables(parts) if parts else self._empty_table(columns)
 
     def plain(self, table: pa.Table) -> pl.DataFrame:
         """The frame of :meth:`coded_rows`' ``table``, its coded strings as the

@@ -194,9 +194,8 @@ class SortedWriter:
         self.row_group, self._head, self._later = row_group, (), {}
         self._writer = RowGroupWriter(path, schema, True, row_group)
 
-    def add(self, part: pa.Table | pl.DataFrame) -> None:
-        if isinstance(part, pl.DataFrame):
-            part = part.to_arrow()  # (here, in the file's thread)
+    def add(self, frame: pl.DataFrame) -> None:
+        part = frame.to_arrow()  # (here, in the file's thread)
         if not part.num_rows:
             return
         col = part.column(self.key)
@@ -240,10 +239,10 @@ class SortedWriter:
 
 @contextlib.contextmanager
 def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
-                   ) -> Iterator[Callable[[str, pa.Table | pl.DataFrame], None]]:
+                   ) -> Iterator[Callable[[str, pl.DataFrame], None]]:
     """``<outdir>/<name>.parquet`` for each of ``schemas``, written by
-    :class:`SortedWriter` s as parts come (``add(name, table)``, an Arrow
-    table or a polars frame, converted in the file's thread), each in a
+    :class:`SortedWriter` s as parts come (``add(name, frame)``, converted
+    to Arrow in the file's thread), each in a
     thread behind the caller (:func:`qacamp.ordered.behind`: the files are
     encoded side by side while the caller makes the next parts; each file
     gets its parts in the order added, so the bytes are those of writing
@@ -263,7 +262,7 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
                 raise output_error(paths[name], _os_error(exc)) from None
         with contextlib.ExitStack() as threads:  # a thread per file, its parts in order
             submit = {name: threads.enter_context(behind(call)) for name in writers}
-            yield lambda name, table: submit[name](name, "add", table)
+            yield lambda name, frame: submit[name](name, "add", frame)
         for name in writers:
             call(name, "close")
 
