@@ -165,10 +165,11 @@ def replicate(ingest: Path, k: int) -> Path:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    from qacamp.ingest import INGEST_ROW_GROUP
     from qacamp.io import write_bytes, writing
-    from qacamp.io.writers import ROW_GROUP, WRITE_OPTIONS
+    from qacamp.io.writers import write_options
     from qacamp.scoring.runtables import RUN_TABLES
-    from qacamp.tables import SCHEMAS
+    from qacamp.tables import SCHEMAS, SORT_KEYS
 
     out = ingest.parent.parent / f"{ingest.parent.name}_x{k}" / "ingest"
     done = out.parent / ".replicate.done"
@@ -186,7 +187,8 @@ def replicate(ingest: Path, k: int) -> Path:
                 continue
             src = pq.ParquetFile(ingest / f)
             sink = pa.BufferOutputStream()
-            with pq.ParquetWriter(sink, src.schema_arrow, **WRITE_OPTIONS) as w:
+            with pq.ParquetWriter(sink, src.schema_arrow,
+                                  **write_options(SORT_KEYS[name])) as w:
                 for i in range(k):
                     for g in range(src.num_row_groups):
                         t = src.read_row_group(g)
@@ -194,7 +196,7 @@ def replicate(ingest: Path, k: int) -> Path:
                         run = pc.binary_join_element_wise(f"x{i:03d}-", t.column(j).cast(pa.string()),
                                                           "").cast(t.schema.field(j).type)
                         w.write_table(t.set_column(j, t.schema.field(j), run),
-                                      row_group_size=ROW_GROUP)
+                                      row_group_size=INGEST_ROW_GROUP)
             write_bytes(sink.getvalue(), out / f, ".parquet")
             print(f"[prepare] replicate x{k}: {f}", flush=True)
     done.write_text("done")

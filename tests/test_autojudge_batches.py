@@ -18,7 +18,14 @@ from paths import SHARED_DATA
 
 from qacamp import tables
 from qacamp.autojudge import MAX_INPUT, MAX_TIMEOUTS
-from qacamp.ingest import auto, ingest_campaign, read_campaign, resolved_campaign, write_ingest
+from qacamp.ingest import (
+    INGEST_ROW_GROUP,
+    auto,
+    ingest_campaign,
+    read_campaign,
+    resolved_campaign,
+    write_ingest,
+)
 from qacamp.ingest.accumulator import Acc
 from qacamp.io import ROW_GROUP, parquet_bytes, spilling, write_parquet_parts
 
@@ -108,13 +115,13 @@ def test_batches_of_runs_judge_as_one_batch(whole, tmp_path, monkeypatch, rows):
     with spilling() as spill:
         acc = read_campaign("auto", campaign, base, spill=spill)
         assert acc.spilled["judgments"].ordered  # written as read: the chunks count
-        for row_group in (ROW_GROUP, 5):
+        for row_group in (INGEST_ROW_GROUP, 5):
             out = tmp_path / f"rg{row_group}"
             write_ingest(acc, resolved, out, row_group=row_group)
             files = _files(out)
             for name in tables.SCHEMAS:
-                assert files[f"{name}.parquet"] == bytes(parquet_bytes(frames[name], row_group)), \
-                    (name, row_group)
+                want = parquet_bytes(frames[name], row_group, tables.SORT_KEYS[name])
+                assert files[f"{name}.parquet"] == bytes(want), (name, row_group)
 
 
 def _bytes(acc: Acc, row_group: int, path: Path) -> bytes:

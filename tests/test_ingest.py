@@ -241,11 +241,11 @@ def test_write_ingest_nothing_partial(tmp_path, monkeypatch):
     real = ingest.write_parquet
     calls = []
 
-    def flaky(df, path):
+    def flaky(df, path, *layout):
         calls.append(path)
         if len(calls) == 3:
             raise OSError("disk full")
-        real(df, path)
+        real(df, path, *layout)
 
     monkeypatch.setattr(ingest, "write_parquet", flaky)
     outdir = tmp_path / "out" / "ingest"

@@ -10,6 +10,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import polars as pl
 import pyarrow as pa
 import pytest
 import yaml
@@ -17,7 +18,13 @@ from paths import ROOT, SHARED_DATA
 
 from qacamp import tables
 from qacamp.cli import main
-from qacamp.ingest import ingest_campaign, read_campaign, resolved_campaign, write_ingest
+from qacamp.ingest import (
+    INGEST_ROW_GROUP,
+    ingest_campaign,
+    read_campaign,
+    resolved_campaign,
+    write_ingest,
+)
 from qacamp.io import ROW_GROUP, parquet_bytes, spilling
 from qacamp.io.writers import write_row_groups
 
@@ -41,8 +48,10 @@ def _streamed(name: str, campaign: dict, base: Path, outs: dict[int, Path]) -> d
 
 
 def _expected(frames: dict, row_group: int) -> dict[str, bytes]:
-    """Each in-memory frame as Parquet bytes in row groups of ``row_group`` rows."""
-    return {f"{name}.parquet": bytes(parquet_bytes(frames[name], row_group))
+    """Each in-memory frame as Parquet bytes in row groups of ``row_group`` rows,
+    with statistics on its sort keys."""
+    return {f"{name}.parquet": bytes(parquet_bytes(frames[name], row_group,
+                                                    tables.SORT_KEYS[name]))
             for name in tables.SCHEMAS}
 
 
@@ -56,8 +65,9 @@ def _same_as_in_memory(name: str, campaign: dict, base: Path, tmp: Path) -> None
     # the writer before the change, on the in-memory frames (what `qacamp eval` reads)
     write_ingest(frames, resolved_campaign(name, campaign, base), tmp / "memory")
     want = _files(tmp / "memory")
-    got = _streamed(name, campaign, base, {ROW_GROUP: tmp / "streamed", TINY: tmp / "tiny"})
-    assert got[ROW_GROUP] == want
+    got = _streamed(name, campaign, base, {INGEST_ROW_GROUP: tmp / "streamed",
+                                           TINY: tmp / "tiny"})
+    assert got[INGEST_ROW_GROUP] == want
     tiny = got[TINY]
     assert {k: v for k, v in tiny.items() if k.endswith(".parquet")} == _expected(frames, TINY)
     assert tiny["campaign.json"] == want["campaign.json"]
@@ -214,10 +224,10 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
     real = files.write_row_groups
 
-    def failing(sink, parts, schema, one_chunk, row_group=ROW_GROUP):
+    def failing(sink, parts, schema, one_chunk, row_group, statistics):
         if "judgment_set" in schema.names:
             raise OSError(28, "No space left on device")
-        return real(sink, parts, schema, one_chunk, row_group)
+        return real(sink, parts, schema, one_chunk, row_group, statistics)
 
     monkeypatch.setattr(files, "write_row_groups", failing)
     camp = _many_runs(tmp_path / "camp", 30, bad=None)
@@ -235,3 +245,66 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     write_ingest(ingest_campaign("c", camp), resolved_campaign("c", camp), tmp_path / "memory")
     assert _files(out) == _files(tmp_path / "memory")
     assert list(spill_root.iterdir()) == []
+
+
+def _layout(path: Path) -> tuple[list[int], dict[str, list]]:
+    """(rows of each row group, column -> per group (min, max, null count) or
+    None without statistics)."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    stats: dict[str, list] = {}
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for j in range(group.num_columns):
+            s = group.column(j).statistics
+            stats.setdefault(group.column(j).path_in_schema, []).append(
+                (s.min, s.max, s.null_count) if s is not None and s.has_min_max else None)
+    return [meta.row_group(g).num_rows for g in range(meta.num_row_groups)], stats
+
+
+def test_ingest_tables_have_row_groups_of_128k_rows_and_statistics_on_their_sort_keys(
+        tmp_path):
+    """300,000 responses and judgments (of 30 runs): row groups of
+    INGEST_ROW_GROUP rows, each with the exact min, max and null count of the
+    table's sort keys, and no statistics of the other columns (the scoring
+    selects a batch's row groups by them: test_scoring_rowgroups.py)."""
+    n = 300_000
+    runs = [f"run{i // 10_000:02d}" for i in range(n)]
+    qids = [f"q{i % 10_000:05d}" for i in range(n)]
+    frames = {
+        "responses": tables.conform("responses", pl.DataFrame({
+            "run": runs, "qid": qids, "item": [1] * n, "rank": [1] * n,
+            "answer": ["an answer"] * n, "answered": [True] * n})),
+        "judgments": tables.conform("judgments", pl.DataFrame({
+            "judgment_set": "adjudicated", "run": runs, "qid": qids, "item": [1] * n,
+            "judgment": "R"})),
+    }
+    write_ingest(frames, {"kind": "trec-factoid"}, tmp_path / "ingest")
+    assert INGEST_ROW_GROUP == 128 * 1024
+    for name, df in frames.items():
+        rows, stats = _layout(tmp_path / "ingest" / f"{name}.parquet")
+        assert rows == [INGEST_ROW_GROUP, INGEST_ROW_GROUP, n - 2 * INGEST_ROW_GROUP]
+        keys = tables.SORT_KEYS[name]
+        assert {c for c, per in stats.items() if any(per)} == set(keys)
+        ordered = tables.canonical_order(name, df)
+        for g, start in enumerate(range(0, n, INGEST_ROW_GROUP)):
+            part = ordered.slice(start, INGEST_ROW_GROUP)
+            for key in keys:
+                col = part[key]
+                assert stats[key][g] == (col.min(), col.max(), col.null_count()), (name, key, g)
+
+
+def test_demo_ingest_has_statistics_on_every_tables_sort_keys(demo_ingest):
+    """Every table of a demo campaign's ingest (`qacamp ingest`): statistics on
+    its sort keys, in every row group holding rows, and on no other column."""
+    folder = demo_ingest("trec2004")
+    for name in tables.SCHEMAS:
+        rows, stats = _layout(folder / f"{name}.parquet")
+        keys = tables.SORT_KEYS[name]
+        for column, per in stats.items():
+            held = [s for s, n in zip(per, rows, strict=True) if n]
+            if column in keys:
+                assert all(s is not None for s in held), (name, column)
+            else:
+                assert not any(held), (name, column)

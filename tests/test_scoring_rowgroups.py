@@ -207,23 +207,58 @@ def test_a_closed_row_group_table_has_closed_its_copy(ingested):
     assert _open_files() == before
 
 
+@pytest.mark.parametrize("statistics", [(), ("run",)])
 @pytest.mark.parametrize("runs", [["a", "a", "b", "a", "c", "c"],  # a run in two stretches
-                                  ["a", None, "b", "b", None, "a"]])  # nulls: filtered
-def test_rows_of_runs_in_stretches_or_with_nulls_equal_the_filtered_table(runs, tmp_path):
+                                  ["a", None, "b", "b", None, "a"]])  # nulls
+def test_rows_of_runs_in_stretches_or_with_nulls_equal_the_filtered_table(runs, statistics,
+                                                                          tmp_path):
+    """With and without min/max statistics of the run (the ingest writes them;
+    an older file has none): the rows of any runs are the filtered table's."""
     n = len(runs)
     df = pl.DataFrame({"run": runs, "qid": [str(i) for i in range(n)], "item": [1] * n},
                       schema_overrides={"item": pl.Int32})
     table = df.to_arrow()
     write_parquet_parts([table], table.schema, tmp_path / "t.parquet", one_chunk=True,
-                        row_group=4)  # (two row groups)
+                        row_group=4, statistics=statistics)  # (two row groups)
     schema = dict(df.schema)
     with read_row_groups(tmp_path / "t.parquet", schema) as src:
-        for names in (["a"], ["b"], ["a", "c"], ["c", "b"], [], ["a", "b", "c"]):
+        for names in (["a"], ["b"], ["a", "c"], ["c", "b"], [], ["a", "b", "c"], ["z"]):
             assert_frame_equal(of_runs(src, names)(), df.filter(pl.col("run").is_in(names)))
-        # run a of the first row group (a, a, b, a): its stretches sliced, or
-        # (nulls) the group filtered
-        of_runs(src, ["a"])()
-        assert (src._stretch is not None) == (None not in runs)
+
+
+@pytest.mark.parametrize("statistics", [(), ("run",)])
+def test_only_the_row_groups_holding_the_runs_are_decoded(statistics, tmp_path, monkeypatch):
+    """20 runs of 5 rows in row groups of 10 rows (two runs a group): with the
+    run's statistics, a batch of runs decodes only its groups, nothing of
+    the others; without (a file written before), the run column of every
+    group too."""
+    from qacamp.io.rowgroups import RowGroups
+
+    runs = [f"r{i:02d}" for i in range(20) for _ in range(5)]
+    df = pl.DataFrame({"run": runs, "qid": [f"q{i % 5}" for i in range(100)]})
+    table = df.to_arrow()
+    write_parquet_parts([table], table.schema, tmp_path / "t.parquet", one_chunk=True,
+                        row_group=10, statistics=statistics)
+    decoded: list[tuple[int, tuple[str, ...]]] = []
+    real = RowGroups._coded_group
+
+    def spy(self, g, columns):
+        decoded.append((g, tuple(columns)))
+        return real(self, g, columns)
+    monkeypatch.setattr(RowGroups, "_coded_group", spy)
+    with read_row_groups(tmp_path / "t.parquet", dict(df.schema)) as src:
+        for names, groups in ((["r07"], [3]), (["r05", "r06", "r07", "r08"], [2, 3, 4]),
+                              (["r19", "r00"], [0, 9])):
+            decoded.clear()
+            assert_frame_equal(of_runs(src, names)(), df.filter(pl.col("run").is_in(names)))
+            whole = sorted({g for g, columns in decoded if columns == ("run", "qid")})
+            assert whole == groups
+            keys = {g for g, columns in decoded if columns == ("run",)}
+            assert keys <= (set(groups) if statistics else set(range(10)))
+        # (a group's stretches of runs are kept: its run column is decoded once)
+        decoded.clear()
+        of_runs(src, ["r07"])()
+        assert decoded == [(3, ("run", "qid"))]
 
 
 def test_batch_rows_are_read_in_the_main_thread_and_decoded_in_the_batches(

@@ -44,6 +44,7 @@ whose first question is a LIST question is read as a NIST judged list run.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 from collections.abc import Callable
@@ -52,10 +53,18 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import OutputError
-from ..io import ROW_GROUP, Spill, write_parquet, write_parquet_parts, write_text, writing
+from ..io import (
+    Spill,
+    atomic_path,
+    write_parquet,
+    write_parquet_file,
+    write_parquet_parts,
+    write_text,
+    writing,
+)
 from ..kinds import KINDS
-from ..tables import SCHEMAS, canonical_order, conform, empty
-from .accumulator import Acc
+from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty
+from .accumulator import RUN_TABLES, Acc
 from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
 
 
@@ -149,8 +158,17 @@ def read_resolved(path: str | Path) -> dict:
 
 # --------------------------------------------------------------------------- writing
 
+#: Rows per row group of the ingest tables.  The scoring reads a batch of
+#: runs' rows of the run tables by row group (:mod:`qacamp.io.rowgroups`), so
+#: a group is what it holds beside the batch, and the ingest holds about one
+#: group per table as it writes; every table has min/max statistics on its
+#: sort keys (:data:`qacamp.tables.SORT_KEYS`), by which a reader selects the
+#: groups holding some runs' rows.
+INGEST_ROW_GROUP = 128 * 1024
+
+
 def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: str | Path,
-                 row_group: int = ROW_GROUP,
+                 row_group: int = INGEST_ROW_GROUP,
                  progress: Callable[[int, int], None] | None = None) -> None:
     """Write ``<outdir>/<table>.parquet`` for every canonical table and
     ``<outdir>/campaign.json`` (sorted keys, indent 2), all or nothing.
@@ -158,7 +176,8 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     ``tabs``: the frames :func:`ingest_campaign` returns, or the
     :class:`~.accumulator.Acc` of :func:`read_campaign` (its spilled run tables are
     written a row group at a time, in canonical order, with the bytes the
-    frames would give); ``row_group``: rows per Parquet row group;
+    frames would give); ``row_group``: rows per Parquet row group (every
+    table has statistics on its sort keys: :data:`INGEST_ROW_GROUP`);
     ``progress(done, total)`` is called as each table is written.
     ``outdir`` is claimed as a ``qacamp ingest`` output folder
     (:func:`qacamp.io.writing`: new, empty or qacamp's own; joins the
@@ -169,20 +188,24 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     naming the file.
     """
     outdir = Path(outdir)
+    done = 0
+
+    def written() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(SCHEMAS))
     try:
         with writing("qacamp ingest", dirs=[outdir]):
-            for done, name in enumerate(SCHEMAS, 1):
-                path = outdir / f"{name}.parquet"
-                if isinstance(tabs, Acc):
-                    parts, one_chunk = tabs.pieces(name, row_group)
-                    write_parquet_parts(parts, empty(name).to_arrow().schema, path,
-                                        one_chunk=one_chunk, row_group=row_group)
-                else:
+            if isinstance(tabs, Acc):
+                _write_tables(tabs, outdir, row_group, written)
+            else:
+                for name in SCHEMAS:
                     df = tabs.get(name)
                     df = empty(name) if df is None else conform(name, df)
-                    write_parquet(canonical_order(name, df), path)
-                if progress is not None:
-                    progress(done, len(SCHEMAS))
+                    write_parquet(canonical_order(name, df), outdir / f"{name}.parquet",
+                                  row_group, SORT_KEYS[name])
+                    written()
             write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
                        outdir / "campaign.json")
     except OSError as exc:
@@ -190,5 +213,38 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
                           "free space or fix the folder's permissions, then rerun") from exc
 
 
-__all__ = ["ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
+def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[], None]) -> None:
+    """Every table of ``acc`` in canonical order (:meth:`.accumulator.Acc.pieces`):
+    the run tables, the large ones, side by side, each encoded in a thread of
+    its own (and sorted run by run in threads of their own) while the others
+    are written here; ``written()`` after each table.  Their temporary files
+    are made and given up here, after the threads have ended."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = {name: outdir / f"{name}.parquet" for name in SCHEMAS}
+
+    def write(name: str, tmp: Path | None = None) -> None:
+        parts, one_chunk = acc.pieces(name, row_group)
+        options = {"one_chunk": one_chunk, "row_group": row_group, "statistics": SORT_KEYS[name]}
+        schema = empty(name).to_arrow().schema
+        if tmp is None:
+            write_parquet_parts(parts, schema, paths[name], **options)
+        else:
+            write_parquet_file(tmp, paths[name], parts, schema, **options)
+
+    with contextlib.ExitStack() as files:
+        tmps = {name: files.enter_context(atomic_path(paths[name], ".parquet"))
+                for name in RUN_TABLES}
+        with ThreadPoolExecutor(len(tmps), thread_name_prefix="qacamp-write") as pool:
+            futures = [pool.submit(write, name, tmp) for name, tmp in tmps.items()]
+            for name in SCHEMAS:
+                if name not in tmps:
+                    write(name)
+                    written()
+            for future in futures:
+                future.result()
+                written()
+
+
+__all__ = ["INGEST_ROW_GROUP", "ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",
            "SERIES_WEIGHTS", "DEFAULT_MIN_COVERAGE"]

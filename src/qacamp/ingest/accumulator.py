@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ..io import ROW_GROUP
 from ..ordered import in_order
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
@@ -249,7 +248,7 @@ class Acc:
         """Every table of ``SCHEMAS`` (:meth:`frame`)."""
         return {name: self.frame(name) for name in SCHEMAS}
 
-    def pieces(self, name: str, row_group: int = ROW_GROUP) -> tuple[Iterator[pa.Table], bool]:
+    def pieces(self, name: str, row_group: int) -> tuple[Iterator[pa.Table], bool]:
         """Table ``name``'s rows in canonical order as Arrow tables, and whether
         they are to be written as one chunk per row group (sorted rows) or in
         their own chunks (rows written as read): the arguments of

@@ -4,6 +4,7 @@ the file made while it is hashed and checked against qacamp's record)."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import io
@@ -132,13 +133,12 @@ class RowGroups:
         self._strings = [name for name, t in self._types.items()
                          if name in self.columns and _is_string(t)]
         self._coded = opener(self._strings)
-        self._values: dict[str, list[frozenset]] = {}  # key column -> its values per group
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
-        #: the stretches of equal key values of the kept group (:meth:`_stretches`)
-        self._stretch: tuple[tuple, list[tuple[str, int, int]]] | None = None
+        #: (group, key column) -> its stretches of equal values (:meth:`_stretches`)
+        self._stretch: dict[tuple[int, str], list[tuple[str | None, int, int]]] = {}
 
     def close(self) -> None:
-        self._last = self._stretch = None
+        self._last, self._stretch = None, {}
         self._close()
 
     def __enter__(self) -> RowGroups:
@@ -161,7 +161,7 @@ class RowGroups:
         (consecutive batches of runs share one), holding each distinct
         string once; the one before is freed before this one is decoded."""
         if self._last is None or self._last[0] != (g, tuple(columns)):
-            self._last = self._stretch = None
+            self._last = None
             self._last = ((g, tuple(columns)), self._coded_group(g, columns))
         return self._last[1]
 
@@ -209,32 +209,23 @@ class RowGroups:
 
     def coded_rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
                    ) -> pa.Table:
-        """The rows whose ``key`` is one of ``values``, in file order, their
-        strings still coded (dictionary columns, as decoded): reading is the
-        source's own (one thread, in order); :meth:`plain` makes the frame of
-        it in any thread."""
+        """The rows whose ``key`` (a string column) is one of ``values``, in
+        file order, their strings still coded (dictionary columns, as
+        decoded): reading is the source's own (one thread, in order);
+        :meth:`plain` makes the frame of it in any thread.  Only the row
+        groups that hold such rows are decoded (:meth:`_groups`); a group's
+        wanted rows are a few slices of it (the run tables are sorted with
+        the run among the leading keys), taken without a copy."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         columns, wanted = list(columns or self.columns), frozenset(values)
-        if key not in self._values:
-            self._values[key] = [frozenset(self._coded_group(g, [key]).column(0).unique()
-                                           .to_pylist()) for g in range(self._pf.num_row_groups)]
         parts = []
-        for g, present in enumerate(self._values[key]):
-            if present & wanted:
+        for g, stretches in self._groups(key, sorted(wanted)):
+            ranges = list(_ranges(stretches, wanted))
+            if ranges:
                 table = self._kept_group(g, columns)
-                if not present <= wanted:
-                    stretches = self._stretches(g, columns, key, table)
-                    if stretches is None:  # (a key with nulls: no stretches to slice)
-                        col = table.column(key)
-                        values = pa.array(sorted(wanted), type=col.type.value_type
-                                          if pa.types.is_dictionary(col.type) else col.type)
-                        table = table.filter(pc.is_in(col, value_set=values))
-                    else:
-                        table = pa.concat_tables(
-                            [table.slice(start, n) for start, n in _ranges(stretches, wanted)])
-                parts.append(table)
+                parts.append(table if ranges == [(0, table.num_rows)] else
+                             pa.concat_tables([table.slice(at, n) for at, n in ranges]))
         return pa.concat_tables(parts) if parts else self._empty_table(columns)
 
     def plain(self, table: pa.Table) -> pl.DataFrame:
@@ -242,32 +233,50 @@ class RowGroups:
         file's declared types (safe in any thread: it reads no file)."""
         return pl.from_arrow(self._plain(table))
 
-    def _stretches(self, g: int, columns: list[str], key: str, table: pa.Table
-                   ) -> list[tuple[str, int, int]] | None:
-        """(value, first row, rows) of each stretch of equal ``key`` values of
-        the kept row group ``table`` (the run tables are sorted with the run
-        among the leading keys: a batch's runs are a few stretches, sliced
-        without a copy); None when the column has nulls.  Kept with the group."""
-        import numpy as np
-        import pyarrow as pa
+    def _groups(self, key: str, wanted: list[str]
+                ) -> Iterator[tuple[int, list[tuple[str | None, int, int]]]]:
+        """(group, :meth:`_stretches`) of each row group that may hold a row
+        whose ``key`` is one of ``wanted`` (sorted), by the group's min/max
+        statistics of ``key``, bounds of its values (the ingest writes them:
+        :data:`qacamp.ingest.INGEST_ROW_GROUP`); a group without them (a file
+        written without, a value too long for them) may hold any value."""
+        meta = self._pf.metadata
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            if not group.num_rows:
+                continue
+            stats = next(group.column(j).statistics for j in range(group.num_columns)
+                         if group.column(j).path_in_schema == key)
+            if stats is not None and stats.has_min_max:
+                low, high = stats.min, stats.max
+                at = bisect.bisect_left(wanted, low)
+                if at == len(wanted) or wanted[at] > high:
+                    continue  # (no wanted value between the bounds)
+                if low == high and stats.has_null_count and not stats.null_count:
+                    yield g, [(low, 0, group.num_rows)]  # (one value: no need to look)
+                    continue
+            yield g, self._stretches(g, key)
 
-        ident = (g, tuple(columns), key)
-        if self._stretch is not None and self._stretch[0] == ident:
-            return self._stretch[1]
-        col = table.column(key)
-        if col.null_count or not pa.types.is_dictionary(col.type):
-            return None
+    def _stretches(self, g: int, key: str) -> list[tuple[str | None, int, int]]:
+        """(value, first row, rows) of each stretch of equal ``key`` values of
+        row group ``g`` (None: null), from its ``key`` column alone, kept for
+        the next batches (a few per group)."""
+        import numpy as np
+
+        if (g, key) in self._stretch:
+            return self._stretch[g, key]
         out, offset = [], 0
-        for chunk in col.chunks:
-            codes = pl.from_arrow(chunk.indices).to_numpy()  # (pyarrow's to_numpy loads pandas)
+        for chunk in self._coded_group(g, [key]).column(0).chunks:
+            # (codes through polars: pyarrow's to_numpy loads pandas; -1: null)
+            codes = pl.from_arrow(chunk.indices).fill_null(-1).to_numpy()
             if len(codes):
                 starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
                 ends = np.append(starts[1:], len(codes))
                 names = chunk.dictionary.to_pylist()
-                out += [(names[codes[a]], offset + int(a), int(b - a))
+                out += [(names[codes[a]] if codes[a] >= 0 else None, offset + int(a), int(b - a))
                         for a, b in zip(starts, ends, strict=True)]
             offset += len(chunk)
-        self._stretch = (ident, out)
+        self._stretch[g, key] = out
         return out
 
 

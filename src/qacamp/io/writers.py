@@ -1,15 +1,13 @@
 """The writers (each file staged in the :func:`~.outputs.writing` block, a block
 of its own outside one): Parquet with fixed options and page checksums, also
-a row group at a time; the DuckDB index; the spill file of a command."""
+a row group at a time; the DuckDB index."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import os
-import tempfile
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ from ..ordered import behind
 from . import records
 from .outputs import active, writing
 from .records import file_mode, output_error
+from .spill import Spill, spilling
 from .verified import Damaged, SchemaMismatch, decode, open_parquet, parquet_error, read_verified
 
 if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
@@ -32,6 +31,13 @@ WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary"
                  "write_statistics": False, "write_page_checksum": True}
 #: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
 ROW_GROUP = 1024 * 1024
+
+
+def write_options(statistics: Sequence[str] = ()) -> dict:
+    """:data:`WRITE_OPTIONS`, with min/max statistics for the columns
+    ``statistics`` only (the sort keys readers select row groups by; a
+    file's bytes depend only on its rows, its row groups and these columns)."""
+    return WRITE_OPTIONS | ({"write_statistics": list(statistics)} if statistics else {})
 
 
 @contextlib.contextmanager
@@ -93,17 +99,20 @@ def write_csv(df: pl.DataFrame, path: str | Path, float_precision: int | None = 
                 ".csv")
 
 
-def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP) -> pa.Buffer:
-    """``df`` as Parquet bytes, in row groups of ``row_group`` rows."""
+def parquet_bytes(df: pl.DataFrame, row_group: int = ROW_GROUP,
+                  statistics: Sequence[str] = ()) -> pa.Buffer:
+    """``df`` as Parquet bytes, in row groups of ``row_group`` rows, with
+    statistics for the columns ``statistics`` (:func:`write_options`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     sink = pa.BufferOutputStream()
-    pq.write_table(df.to_arrow(), sink, row_group_size=row_group, **WRITE_OPTIONS)
+    pq.write_table(df.to_arrow(), sink, row_group_size=row_group, **write_options(statistics))
     return sink.getvalue()
 
 
-def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    write_bytes(parquet_bytes(df), path, ".parquet")
+def write_parquet(df: pl.DataFrame, path: str | Path, row_group: int = ROW_GROUP,
+                  statistics: Sequence[str] = ()) -> None:
+    write_bytes(parquet_bytes(df, row_group, statistics), path, ".parquet")
 
 
 def _os_error(exc: OSError) -> OSError:
@@ -116,15 +125,17 @@ def _os_error(exc: OSError) -> OSError:
 class RowGroupWriter:
     """Arrow tables appended in order, written to ``sink`` a row group at a time:
     the bytes of :func:`parquet_bytes` of the frame they concatenate to (one
-    chunk per row group with ``one_chunk``, else the parts' chunks)."""
+    chunk per row group with ``one_chunk``, else the parts' chunks), with
+    statistics for the columns ``statistics``."""
 
-    def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP):
+    def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP,
+                 statistics: Sequence[str] = ()):
         import pyarrow.parquet as pq
 
         if row_group < 1:
             raise ValueError(f"row_group must be at least 1, not {row_group}")
         self.schema, self.one_chunk, self.row_group = schema, one_chunk, row_group
-        self._writer = pq.ParquetWriter(sink, schema, **WRITE_OPTIONS)
+        self._writer = pq.ParquetWriter(sink, schema, **write_options(statistics))
         self._pending: list[pa.Table] = []
         self._held = self.written = 0
 
@@ -162,24 +173,36 @@ class RowGroupWriter:
 
 
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
-                     row_group: int = ROW_GROUP) -> None:
-    writer = RowGroupWriter(sink, schema, one_chunk, row_group)
+                     row_group: int = ROW_GROUP, statistics: Sequence[str] = ()) -> None:
+    writer = RowGroupWriter(sink, schema, one_chunk, row_group, statistics)
     for part in parts:
         writer.add(part)
     writer.close()
 
 
 def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
-                        one_chunk: bool, row_group: int = ROW_GROUP) -> None:
+                        one_chunk: bool, row_group: int = ROW_GROUP,
+                        statistics: Sequence[str] = ()) -> None:
     """The rows of ``parts`` written as :func:`write_parquet` writes their frame."""
+    with atomic_path(path, ".parquet") as tmp:
+        write_parquet_file(tmp, path, parts, schema, one_chunk=one_chunk, row_group=row_group,
+                           statistics=statistics)
+
+
+def write_parquet_file(tmp: Path, path: str | Path, parts: Iterable[pa.Table],
+                       schema: pa.Schema, *, one_chunk: bool, row_group: int = ROW_GROUP,
+                       statistics: Sequence[str] = ()) -> None:
+    """:func:`write_parquet_parts`' bytes written to ``tmp``, the temporary
+    file of an :func:`atomic_path` for ``path`` the caller holds (so a thread
+    of the caller's may write it); an operating-system error is an
+    :class:`~qacamp.errors.OutputError` naming ``path``."""
     import pyarrow as pa
 
-    with atomic_path(path, ".parquet") as tmp:
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink:
-                write_row_groups(sink, parts, schema, one_chunk, row_group)
-        except OSError as exc:
-            raise _os_error(exc) from None
+    try:
+        with pa.OSFile(str(tmp), "wb") as sink:
+            write_row_groups(sink, parts, schema, one_chunk, row_group, statistics)
+    except OSError as exc:
+        raise output_error(path, _os_error(exc)) from None
 
 
 class SortedWriter:
@@ -311,68 +334,3 @@ def duckdb_views(con, views: dict[str, Path]) -> None:
     for name, path in sorted(views.items()):
         lit, ident = str(path).replace("'", "''"), name.replace('"', '""')
         con.execute(f'CREATE OR REPLACE VIEW "{ident}" AS SELECT * FROM read_parquet(\'{lit}\')')
-
-
-# --------------------------------------------------------------------------- the spill file
-
-SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
-             "then rerun (nothing partial was kept)")
-
-
-class Spill:
-    """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
-    temporary file, read back batch for batch as written (threads may put
-    and get at once)."""
-
-    def __init__(self, fh) -> None:
-        self.fh, self.spans, self.end = fh, [], 0
-        self._lock = threading.Lock()
-
-    def put(self, frame: pl.DataFrame | pa.Table) -> int:
-        """Write ``frame`` (polars or Arrow); returns its handle."""
-        import pyarrow as pa
-
-        table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_file(sink, table.schema,
-                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
-            for batch in table.to_batches():
-                w.write_batch(batch)
-        data = memoryview(sink.getvalue()).cast("B")
-        with self._lock:
-            start = self.end
-            try:
-                while data:
-                    n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
-                    data, self.end = data[n:], self.end + n
-            except OSError as exc:
-                raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
-                                  else str(exc), SPILL_FIX) from None
-            self.spans.append((start, self.end - start))
-            return len(self.spans) - 1
-
-    def get(self, handle: int) -> pa.Table:
-        import pyarrow as pa
-
-        start, size = self.spans[handle]
-        data = os.pread(self.fh.fileno(), size, start)
-        while len(data) < size:
-            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
-            if not more:
-                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
-            data += more
-        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
-
-    def frame(self, handle: int) -> pl.DataFrame:
-        return pl.from_arrow(self.get(handle), rechunk=False)
-
-
-@contextlib.contextmanager
-def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
-    """A :class:`Spill` in a new unnamed temporary file, gone when the block ends."""
-    try:
-        fh = tempfile.TemporaryFile(prefix=prefix)
-    except OSError as exc:
-        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
-    with fh:
-        yield Spill(fh)

@@ -1,0 +1,83 @@
+"""The spill file of a command: frames kept on disk while it runs (the
+ingest's run tables, the score files' parts waiting for their place)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ..errors import OutputError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
+             "then rerun (nothing partial was kept)")
+
+
+class Spill:
+    """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
+    temporary file, read back batch for batch as written (threads may put
+    and get at once)."""
+
+    def __init__(self, fh) -> None:
+        self.fh, self.spans, self.end = fh, [], 0
+        self._lock = threading.Lock()
+
+    def put(self, frame: pl.DataFrame | pa.Table) -> int:
+        """Write ``frame`` (polars or Arrow); returns its handle."""
+        import pyarrow as pa
+
+        table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema,
+                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+            for batch in table.to_batches():
+                w.write_batch(batch)
+        data = memoryview(sink.getvalue()).cast("B")
+        with self._lock:
+            start = self.end
+            try:
+                while data:
+                    n = os.pwrite(self.fh.fileno(), data[: 1 << 24], self.end)
+                    data, self.end = data[n:], self.end + n
+            except OSError as exc:
+                raise OutputError(tempfile.gettempdir(), os.strerror(exc.errno) if exc.errno
+                                  else str(exc), SPILL_FIX) from None
+            self.spans.append((start, self.end - start))
+            return len(self.spans) - 1
+
+    def get(self, handle: int) -> pa.Table:
+        import pyarrow as pa
+
+        start, size = self.spans[handle]
+        data = os.pread(self.fh.fileno(), size, start)
+        while len(data) < size:
+            more = os.pread(self.fh.fileno(), size - len(data), start + len(data))
+            if not more:
+                raise OutputError(tempfile.gettempdir(), "the spill file was cut short", SPILL_FIX)
+            data += more
+        return pa.ipc.open_file(pa.py_buffer(data)).read_all()
+
+    def frame(self, handle: int) -> pl.DataFrame:
+        return pl.from_arrow(self.get(handle), rechunk=False)
+
+
+@contextlib.contextmanager
+def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
+    """A :class:`Spill` in a new unnamed temporary file, gone when the block ends."""
+    try:
+        fh = tempfile.TemporaryFile(prefix=prefix)
+    except OSError as exc:
+        raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
+    with fh:
+        yield Spill(fh)
+
+
+__all__ = ["SPILL_FIX", "Spill", "spilling"]
