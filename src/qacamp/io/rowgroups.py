@@ -136,6 +136,7 @@ class RowGroups:
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None
         #: (group, key column) -> its stretches of equal values (:meth:`_stretches`)
         self._stretch: dict[tuple[int, str], list[tuple[str | None, int, int]]] = {}
+        self._bound: dict[str, list] = {}  # key column -> :meth:`_bounds`
 
     def close(self) -> None:
         self._last, self._stretch = None, {}
@@ -237,25 +238,38 @@ class RowGroups:
                 ) -> Iterator[tuple[int, list[tuple[str | None, int, int]]]]:
         """(group, :meth:`_stretches`) of each row group that may hold a row
         whose ``key`` is one of ``wanted`` (sorted), by the group's min/max
-        statistics of ``key``, bounds of its values (the ingest writes them:
-        :data:`qacamp.ingest.INGEST_ROW_GROUP`); a group without them (a file
-        written without, a value too long for them) may hold any value."""
-        meta = self._pf.metadata
-        for g in range(meta.num_row_groups):
-            group = meta.row_group(g)
-            if not group.num_rows:
-                continue
-            stats = next(group.column(j).statistics for j in range(group.num_columns)
-                         if group.column(j).path_in_schema == key)
-            if stats is not None and stats.has_min_max:
-                low, high = stats.min, stats.max
+        statistics of ``key`` (:meth:`_bounds`)."""
+        for g, low, high, rows, one in self._bounds(key):
+            if low is not None:
                 at = bisect.bisect_left(wanted, low)
                 if at == len(wanted) or wanted[at] > high:
                     continue  # (no wanted value between the bounds)
-                if low == high and stats.has_null_count and not stats.null_count:
-                    yield g, [(low, 0, group.num_rows)]  # (one value: no need to look)
+                if one:
+                    yield g, [(low, 0, rows)]  # (one value: no need to look)
                     continue
             yield g, self._stretches(g, key)
+
+    def _bounds(self, key: str) -> list[tuple[int, str | None, str | None, int, bool]]:
+        """(group, min, max, rows, one value and no null) of ``key`` for each row
+        group holding rows, from its statistics, bounds of its values (the
+        ingest writes them); min and max None: a group without them (a file
+        written without, a value too long for them) may hold any value.  Read
+        from the footer once per key."""
+        if key not in self._bound:
+            meta, out = self._pf.metadata, []
+            j = [meta.schema.column(i).path for i in range(meta.num_columns)].index(key)
+            for g in range(meta.num_row_groups):
+                group = meta.row_group(g)
+                if group.num_rows:
+                    stats = group.column(j).statistics
+                    if stats is None or not stats.has_min_max:
+                        out.append((g, None, None, group.num_rows, False))
+                    else:
+                        out.append((g, stats.min, stats.max, group.num_rows,
+                                    stats.min == stats.max and stats.has_null_count
+                                    and not stats.null_count))
+            self._bound[key] = out
+        return self._bound[key]
 
     def _stretches(self, g: int, key: str) -> list[tuple[str | None, int, int]]:
         """(value, first row, rows) of each stretch of equal ``key`` values of
