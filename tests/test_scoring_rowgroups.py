@@ -29,10 +29,10 @@ from workflow_util import qacamp_in_root
 
 from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
-from qacamp.io import read_parquet, read_row_groups, write_bytes, write_parquet_parts
+from qacamp.io import read_parquet, read_row_groups, rowgroups, write_bytes, write_parquet_parts
 from qacamp.scoring import batches, score_campaign
 from qacamp.scoring.runtables import RUN_TABLES, of_runs
-from qacamp.tables import SCHEMAS
+from qacamp.tables import SCHEMAS, SORT_KEYS
 
 
 @pytest.fixture(scope="module", params=["trec2002", "trec2004", "qa4mre2013", "pan"])
@@ -50,7 +50,7 @@ def ingested(request, demo_ingest, tmp_path_factory):
         size = max(7, tables[name].height // 23)  # about 23 row groups
         table = tables[name].to_arrow()
         write_parquet_parts([table], table.schema, small / f"{name}.parquet", one_chunk=True,
-                            row_group=size)
+                            row_group=size, statistics=SORT_KEYS[name])
     return kind, campaign, tables, small
 
 
@@ -74,13 +74,16 @@ def whole_scores(ingested):
     return functools.cache(lambda shard: score_campaign(kind, tables, campaign, shard))
 
 
-@pytest.mark.parametrize(("cells", "shard"), [(None, (0, 1)), (300, (0, 1)), (300, (2, 3))])
+@pytest.mark.parametrize(("cells", "shard", "scan"), [(None, (0, 1), None), (300, (0, 1), None),
+                                                     (300, (2, 3), None), (None, (0, 1), 7)])
 def test_scores_from_row_groups_equal_scores_from_whole_tables(ingested, whole_scores,
-                                                               monkeypatch, cells, shard):
+                                                               monkeypatch, cells, shard, scan):
     kind, campaign, tables, small = ingested
     whole = whole_scores(shard)
     if cells is not None:  # batches of a few runs: they cut across row groups
         monkeypatch.setattr(batches, "BATCH_CELLS", cells)
+    if scan is not None:  # the first scan of the run tables in parts of about 3 row groups
+        monkeypatch.setattr(rowgroups, "SCAN_ROWS", max(1, tables["responses"].height // scan))
     _same(score_campaign(kind, _sources(tables, small), campaign, shard), whole)
 
 
@@ -94,8 +97,14 @@ def test_rows_of_any_runs_equal_the_filtered_table(ingested):
         # every chunk, whole or coded (Categorical strings, read in 1 and 3
         # threads each with its own reader), adds up to the table
         assert_frame_equal(pl.concat(list(src.chunks())), df)
-        for threads in (1, 3):
-            coded = pl.concat(src.each(src.columns, lambda c: c, threads))
+        few, default = max(1, df.height // 7), rowgroups.SCAN_ROWS  # (few: about 3 groups)
+        for threads, scan in ((1, default), (3, default), (3, few)):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(rowgroups, "SCAN_ROWS", scan)
+                parts = src.each(src.columns, lambda c: c, threads)
+                assert len(parts) == 1 if scan == default else \
+                    df.height < 30 or 3 <= len(parts) <= 12, (name, len(parts))
+                coded = pl.concat(parts)
             assert_frame_equal(coded.with_columns(pl.col(pl.Categorical).cast(pl.String)), df)
         for _ in range(12):
             names = rng.sample(runs, rng.randint(0, len(runs))) if runs else []

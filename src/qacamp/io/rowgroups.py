@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: Rows at least in one part of :meth:`RowGroups.each` (consecutive row
+#: groups read together: a scan of a few columns costs per part, not per row).
+SCAN_ROWS = 1024 * 1024
+
 
 def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
                     ) -> RowGroups:
@@ -148,14 +152,14 @@ class RowGroups:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _read(self, pf, g: int, columns: list[str]) -> pa.Table:
+    def _read(self, pf, groups: list[int], columns: list[str]) -> pa.Table:
         try:
-            return decode(lambda: pf.read_row_group(g, columns=columns, use_threads=False))
+            return decode(lambda: pf.read_row_groups(groups, columns=columns, use_threads=False))
         except Damaged as exc:
             raise self._error(exc) from None
 
     def _coded_group(self, g: int, columns: list[str]) -> pa.Table:
-        return self._read(self._coded, g, columns)
+        return self._read(self._coded, [g], columns)
 
     def _kept_group(self, g: int, columns: list[str]) -> pa.Table:
         """Row group ``g``'s ``columns``, strings coded: the last one is kept
@@ -192,7 +196,8 @@ class RowGroups:
 
     def each(self, columns: list[str], func: Callable[[pl.DataFrame], T],
              threads: int | None = None) -> list[T]:
-        """``func`` of each row group's ``columns`` (strings as Categorical; one
+        """``func`` of ``columns`` of each run of row groups of at least
+        :data:`SCAN_ROWS` rows (:meth:`_spans`; strings as Categorical; one
         empty frame if the file has no row group), in order: the groups are
         decoded and ``func`` runs in ``threads`` threads
         (:func:`qacamp.ordered.in_order`), each with its own reader of the copy."""
@@ -200,13 +205,26 @@ class RowGroups:
             return [func(self._empty(columns))]
         local = threading.local()
 
-        def one(g: int) -> T:
+        def one(groups: list[int]) -> T:
             if getattr(local, "file", None) is None:
                 local.file = self._opener(self._strings)
-            return func(pl.from_arrow(self._read(local.file, g, columns)))
+            return func(pl.from_arrow(self._read(local.file, groups, columns)))
 
         return [result() for result in in_order(
-            (functools.partial(one, g) for g in range(self._pf.num_row_groups)), threads)]
+            (functools.partial(one, groups) for groups in self._spans()), threads)]
+
+    def _spans(self) -> Iterator[list[int]]:
+        """The row groups in runs of consecutive ones of at least
+        :data:`SCAN_ROWS` rows (the last: the rest), for :meth:`each`."""
+        meta, span, rows = self._pf.metadata, [], 0
+        for g in range(meta.num_row_groups):
+            span.append(g)
+            rows += meta.row_group(g).num_rows
+            if rows >= SCAN_ROWS:
+                yield span
+                span, rows = [], 0
+        if span:
+            yield span
 
     def coded_rows(self, key: str, values: Iterable[str], columns: list[str] | None = None
                    ) -> pa.Table:
@@ -221,10 +239,18 @@ class RowGroups:
 
         columns, wanted = list(columns or self.columns), frozenset(values)
         parts = []
-        for g, stretches in self._groups(key, sorted(wanted)):
+        for g, stretches, bounded in self._groups(key, sorted(wanted)):
+            table = None
+            if stretches is None:  # (not known yet: from the group's key column)
+                if bounded and key in columns:  # (it most likely holds wanted rows)
+                    table = self._kept_group(g, columns)
+                    column = table.column(key)
+                else:  # (a group of any value: its key column alone)
+                    column = self._coded_group(g, [key]).column(0)
+                stretches = self._stretches(g, key, column)
             ranges = list(_ranges(stretches, wanted))
             if ranges:
-                table = self._kept_group(g, columns)
+                table = self._kept_group(g, columns) if table is None else table
                 parts.append(table if ranges == [(0, table.num_rows)] else
                              pa.concat_tables([table.slice(at, n) for at, n in ranges]))
         return pa.concat_tables(parts) if parts else self._empty_table(columns)
@@ -235,19 +261,20 @@ class RowGroups:
         return pl.from_arrow(self._plain(table))
 
     def _groups(self, key: str, wanted: list[str]
-                ) -> Iterator[tuple[int, list[tuple[str | None, int, int]]]]:
-        """(group, :meth:`_stretches`) of each row group that may hold a row
-        whose ``key`` is one of ``wanted`` (sorted), by the group's min/max
-        statistics of ``key`` (:meth:`_bounds`)."""
+                ) -> Iterator[tuple[int, list[tuple[str | None, int, int]] | None, bool]]:
+        """(group, its :meth:`_stretches` of ``key`` or None if not known yet,
+        whether its statistics bound it) of each row group that may hold a
+        row whose ``key`` is one of ``wanted`` (sorted), by the group's
+        min/max statistics of ``key`` (:meth:`_bounds`)."""
         for g, low, high, rows, one in self._bounds(key):
             if low is not None:
                 at = bisect.bisect_left(wanted, low)
                 if at == len(wanted) or wanted[at] > high:
                     continue  # (no wanted value between the bounds)
                 if one:
-                    yield g, [(low, 0, rows)]  # (one value: no need to look)
+                    yield g, [(low, 0, rows)], True  # (one value: no need to look)
                     continue
-            yield g, self._stretches(g, key)
+            yield g, self._stretch.get((g, key)), low is not None
 
     def _bounds(self, key: str) -> list[tuple[int, str | None, str | None, int, bool]]:
         """(group, min, max, rows, one value and no null) of ``key`` for each row
@@ -271,16 +298,15 @@ class RowGroups:
             self._bound[key] = out
         return self._bound[key]
 
-    def _stretches(self, g: int, key: str) -> list[tuple[str | None, int, int]]:
-        """(value, first row, rows) of each stretch of equal ``key`` values of
-        row group ``g`` (None: null), from its ``key`` column alone, kept for
-        the next batches (a few per group)."""
+    def _stretches(self, g: int, key: str, column: pa.ChunkedArray
+                   ) -> list[tuple[str | None, int, int]]:
+        """(value, first row, rows) of each stretch of equal values (None: null)
+        of ``column``, row group ``g``'s ``key`` (coded), kept for the next
+        batches (a few per group)."""
         import numpy as np
 
-        if (g, key) in self._stretch:
-            return self._stretch[g, key]
         out, offset = [], 0
-        for chunk in self._coded_group(g, [key]).column(0).chunks:
+        for chunk in column.chunks:
             # (codes through polars: pyarrow's to_numpy loads pandas; -1: null)
             codes = pl.from_arrow(chunk.indices).fill_null(-1).to_numpy()
             if len(codes):
