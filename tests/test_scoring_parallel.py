@@ -70,6 +70,24 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
         assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
 
 
+@pytest.mark.parametrize(("runs", "threads", "sizes"), [
+    (100, 2, [13] * 7 + [9]),  # 1 M cells: 4 batches a thread, 130,000 cells each
+    (1000, 2, [25] * 40),  # 10 M cells: BATCH_CELLS (500,000) between the 2 threads
+    (1000, 1, [50] * 20),
+    (3, 2, [1, 1, 1]),  # fewer runs than batches wanted: one a batch
+])
+def test_batches_are_at_most_batch_cells_and_at_least_4_a_thread(runs, threads, sizes):
+    """10,000 questions: a batch is at most BATCH_CELLS (run, question) cells
+    between the threads, and a campaign is cut into at least 4 batches a
+    thread when it has runs enough (its peak follows the smaller batch)."""
+    judged = batches.Judged(question=pl.DataFrame({"qid": [f"q{i}" for i in range(10_000)]}),
+                            lists=pl.DataFrame(), other=pl.DataFrame(), series_out=pl.DataFrame())
+    names = [f"r{i:04d}" for i in range(runs)]
+    cut = batches.batch_runs(names, judged, threads)
+    assert [len(b) for b in cut] == sizes
+    assert [n for b in cut for n in b] == names
+
+
 def _counting(monkeypatch, module) -> list:
     """The ``ahead`` of every :func:`qacamp.ordered.in_order` call of ``module``."""
     seen: list = []
