@@ -308,3 +308,23 @@ def test_demo_ingest_has_statistics_on_every_tables_sort_keys(demo_ingest):
                 assert all(s is not None for s in held), (name, column)
             else:
                 assert not any(held), (name, column)
+
+
+def test_progress_of_the_write_phase_counts_rows(tmp_path):
+    """`qacamp ingest` reports the write phase in rows (the run tables are
+    the long part): calls as parts are written, in every table, rising to
+    the rows of all tables."""
+    calls: list[tuple[int, int]] = []
+    with spilling() as spill:
+        acc = read_campaign("trec2004", DEMO["trec2004"], ROOT, spill=spill)
+        resolved = resolved_campaign("trec2004", DEMO["trec2004"], ROOT)
+        write_ingest(acc, resolved, tmp_path / "ingest", row_group=TINY,
+                     progress=lambda done, total: calls.append((done, total)))
+    rows = {name: pa.parquet.ParquetFile(tmp_path / "ingest" / f"{name}.parquet")
+            .metadata.num_rows for name in tables.SCHEMAS}
+    total = sum(rows.values())
+    assert {t for _, t in calls} == {total}
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and done[-1] == total
+    # (a call per part written, a run's rows of a run table: not only per table)
+    assert len(set(done)) > 10 * len(tables.SCHEMAS)

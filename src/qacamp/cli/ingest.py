@@ -114,5 +114,5 @@ def run(args) -> int:
                             threads=threads)
         print_warnings("ingest", acc.frame("warnings"))
         write_ingest(acc, resolved, args.out,
-                     progress=Progress(f"ingest {name}: tables written", 1, quiet_for=2.0).report)
+                     progress=Progress(f"ingest {name}: rows written", 1, quiet_for=2.0).report)
     return 0

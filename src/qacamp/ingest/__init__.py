@@ -47,8 +47,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -66,6 +68,9 @@ from ..kinds import KINDS
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty
 from .accumulator import RUN_TABLES, Acc
 from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def _kind_reader(kind: str) -> Callable[[dict, Acc], dict]:
@@ -178,7 +183,8 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     written a row group at a time, in canonical order, with the bytes the
     frames would give); ``row_group``: rows per Parquet row group (every
     table has statistics on its sort keys: :data:`INGEST_ROW_GROUP`);
-    ``progress(done, total)`` is called as each table is written.
+    ``progress(done, total)`` is called as rows are written (``total``: the
+    rows of all tables).
     ``outdir`` is claimed as a ``qacamp ingest`` output folder
     (:func:`qacamp.io.writing`: new, empty or qacamp's own; joins the
     command's block when called inside one).  Every file is written to a
@@ -188,16 +194,20 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
     naming the file.
     """
     outdir = Path(outdir)
-    done = 0
+    spilled = isinstance(tabs, Acc)
+    total = sum(tabs.rows(name) if spilled else
+                (tabs[name].height if tabs.get(name) is not None else 0) for name in SCHEMAS)
+    lock, done = threading.Lock(), 0
 
-    def written() -> None:
+    def written(rows: int) -> None:
         nonlocal done
-        done += 1
-        if progress is not None:
-            progress(done, len(SCHEMAS))
+        with lock:  # (the run tables are written in threads)
+            done += rows
+            if progress is not None:
+                progress(done, total)
     try:
         with writing("qacamp ingest", dirs=[outdir]):
-            if isinstance(tabs, Acc):
+            if spilled:
                 _write_tables(tabs, outdir, row_group, written)
             else:
                 for name in SCHEMAS:
@@ -205,7 +215,7 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
                     df = empty(name) if df is None else conform(name, df)
                     write_parquet(canonical_order(name, df), outdir / f"{name}.parquet",
                                   row_group, SORT_KEYS[name])
-                    written()
+                    written(df.height)
             write_text(json.dumps(resolved, sort_keys=True, indent=2) + "\n",
                        outdir / "campaign.json")
     except OSError as exc:
@@ -213,24 +223,30 @@ def write_ingest(tabs: dict[str, pl.DataFrame] | Acc, resolved: dict, outdir: st
                           "free space or fix the folder's permissions, then rerun") from exc
 
 
-def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[], None]) -> None:
+def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[int], None]
+                  ) -> None:
     """Every table of ``acc`` in canonical order (:meth:`.accumulator.Acc.pieces`):
     the run tables, the large ones, side by side, each encoded in a thread of
     its own (and sorted run by run in threads of their own) while the others
-    are written here; ``written()`` after each table.  Their temporary files
-    are made and given up here, after the threads have ended."""
+    are written here; ``written(rows)`` as each part of rows is taken.  Their
+    temporary files are made and given up here, after the threads have ended."""
     from concurrent.futures import ThreadPoolExecutor
 
     paths = {name: outdir / f"{name}.parquet" for name in SCHEMAS}
+
+    def counted(parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
+        for part in parts:
+            yield part
+            written(part.num_rows)
 
     def write(name: str, tmp: Path | None = None) -> None:
         parts, one_chunk = acc.pieces(name, row_group)
         options = {"one_chunk": one_chunk, "row_group": row_group, "statistics": SORT_KEYS[name]}
         schema = empty(name).to_arrow().schema
         if tmp is None:
-            write_parquet_parts(parts, schema, paths[name], **options)
+            write_parquet_parts(counted(parts), schema, paths[name], **options)
         else:
-            write_parquet_file(tmp, paths[name], parts, schema, **options)
+            write_parquet_file(tmp, paths[name], counted(parts), schema, **options)
 
     with contextlib.ExitStack() as files:
         tmps = {name: files.enter_context(atomic_path(paths[name], ".parquet"))
@@ -240,10 +256,8 @@ def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[], 
             for name in SCHEMAS:
                 if name not in tmps:
                     write(name)
-                    written()
             for future in futures:
                 future.result()
-                written()
 
 
 __all__ = ["INGEST_ROW_GROUP", "ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",

@@ -54,6 +54,7 @@ class _Spilled:
         self.buckets: dict[tuple, list[int]] = {}
         self.ordered = True
         self.last: pl.DataFrame | None = None
+        self.rows = 0
 
     def add(self, df: pl.DataFrame, whole: int | None = None) -> None:
         if self.ordered:
@@ -61,6 +62,7 @@ class _Spilled:
             self.ordered = is_ordered(df, self.keys) and (
                 self.last is None or is_ordered(pl.concat([self.last, edge]), self.keys))
         self.last = df.select(self.keys).tail(1)
+        self.rows += df.height
         handle = self.spill.put(df)
         self.frames.append(handle)
         self.whole.append(whole)
@@ -228,6 +230,14 @@ class Acc:
         frames = [f for f in self.parts[name] if f.height]
         return conform(name, pl.concat(frames, how="vertical")) if frames \
             else empty(name)
+
+    def rows(self, name: str) -> int:
+        """The rows of table ``name`` added so far."""
+        if name in self.spilled:
+            return self.spilled[name].rows
+        if name == "warnings":
+            return len(self.warn_rows)
+        return sum(f.height for f in self.parts[name])
 
     def marked(self) -> pl.DataFrame:
         """The judgments added so far that mark a right answer distinct (a
