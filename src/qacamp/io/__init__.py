@@ -5,9 +5,9 @@ when equal to their record (docs/architecture.md, "Files: qacamp.io").
 (:func:`writing`: claims, locks, records), :mod:`.writers` (every writer:
 Parquet also a row group at a time, the DuckDB index), :mod:`.spill` (the
 spill file of a command), :mod:`.verified` (verified reads, Parquet
-parsed), :mod:`.rowgroups` (a
-verified Parquet file read a row group at a time), :mod:`.verify` (``qacamp
-verify``, the workflow's check of its outdir).
+parsed), :mod:`.rowgroups` (a verified Parquet file read a row group at a
+time), :mod:`.verify` (``qacamp verify``, the workflow's check of its
+outdir).
 """
 
 from __future__ import annotations

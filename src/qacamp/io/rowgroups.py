@@ -143,7 +143,7 @@ class RowGroups:
         self._bound: dict[str, list] = {}  # key column -> :meth:`_bounds`
 
     def close(self) -> None:
-        self._last, self._stretch = None, {}
+        self._last, self._stretch, self._bound = None, {}, {}
         self._close()
 
     def __enter__(self) -> RowGroups:
