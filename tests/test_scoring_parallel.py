@@ -1,6 +1,6 @@
 """Scoring batches of runs in threads, written once: `qacamp score` writes the
-same bytes for batches of 1, 3 and the default number of runs, scored by 1
-or 2 threads, on demo campaigns (several judgment sets and NIL questions:
+same bytes for batches of 1, 3 and the default number of runs, scored by 1,
+2 or 4 threads, on demo campaigns (several judgment sets and NIL questions:
 trec2002; QA4MRE baselines scored as runs: qa4mre2013) and on a campaign of
 real files (the QA4MRE 2012 gold standard of ../shared/data with simulated
 runs); `qacamp score --threads N` and `qacamp ingest --threads N` use N
@@ -103,12 +103,12 @@ def _counting(monkeypatch, module) -> list:
     return seen
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, 2, 4])
 def test_the_threads_option_scores_that_many_batches_at_once(campaign, tmp_path, monkeypatch,
                                                               threads):
     """`qacamp score --threads N` (the workflow's cores of the step) scores N
     batches at once, and the files have the bytes of the default run (batches
-    of one run each, scored by 1 or 2 threads)."""
+    of one run each, scored by 1, 2 or 4 threads)."""
     ingest, whole = campaign
     monkeypatch.setattr(batches, "BATCH_CELLS", 1)  # a batch per run: more batches than threads
     seen = _counting(monkeypatch, qacamp.scoring)
@@ -119,7 +119,7 @@ def test_the_threads_option_scores_that_many_batches_at_once(campaign, tmp_path,
         assert (out / f).read_bytes() == (whole / f).read_bytes(), f
 
 
-@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("threads", [1, 4])
 def test_the_threads_option_reads_that_many_files_ahead(tmp_path, monkeypatch, threads):
     """`qacamp ingest --threads N` reads N run files at once (each judgment
     set's files), and writes the bytes of the default ingest."""
