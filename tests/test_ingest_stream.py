@@ -328,3 +328,44 @@ def test_progress_of_the_write_phase_counts_rows(tmp_path):
     assert done == sorted(done) and done[-1] == total
     # (a call per part written, a run's rows of a run table: not only per table)
     assert len(set(done)) > 10 * len(tables.SCHEMAS)
+
+
+def test_an_interrupt_while_the_run_tables_are_written_stops_their_threads(
+        tmp_path, monkeypatch, capsys):
+    """Ctrl-C in the main thread while the run tables are written in threads
+    of their own: one line, exit code 130, nothing left, and the threads stop
+    at their next part instead of writing their tables to the end."""
+    import threading
+
+    import qacamp.ingest
+    from qacamp.io import writers as files
+
+    added: list[int] = []
+    started = threading.Event()
+    real_add = files.RowGroupWriter.add
+
+    def slow_add(self, part):  # (a run table's part: a run's rows, 0.1 s each)
+        added.append(part.num_rows)
+        started.set()
+        threading.Event().wait(0.1)
+        return real_add(self, part)
+
+    real_parts = qacamp.ingest.write_parquet_parts
+
+    def interrupted(parts, schema, path, **options):  # (the first table of the main thread)
+        if Path(path).name == "questions.parquet":
+            started.wait(60)
+            raise KeyboardInterrupt
+        return real_parts(parts, schema, path, **options)
+
+    monkeypatch.setattr(files.RowGroupWriter, "add", slow_add)
+    monkeypatch.setattr(qacamp.ingest, "write_parquet_parts", interrupted)
+    camp = _many_runs(tmp_path / "camp", 60, bad=None)  # (60 runs: 60 parts a run table)
+    out = tmp_path / "results" / "ingest"
+    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 130 and err.strip().splitlines()[-1] == "qacamp ingest: interrupted", err
+    assert "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+    assert 1 <= len(added) <= 6  # (at most a part or two a thread after the interrupt)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("qacamp-write")] == []

@@ -229,13 +229,17 @@ def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[int
     the run tables, the large ones, side by side, each encoded in a thread of
     its own (and sorted run by run in threads of their own) while the others
     are written here; ``written(rows)`` as each part of rows is taken.  Their
-    temporary files are made and given up here, after the threads have ended."""
+    temporary files are made and given up here, after the threads have ended:
+    an error or an interrupt here stops them at their next part."""
     from concurrent.futures import ThreadPoolExecutor
 
     paths = {name: outdir / f"{name}.parquet" for name in SCHEMAS}
+    stop = threading.Event()
 
     def counted(parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
         for part in parts:
+            if stop.is_set():
+                raise RuntimeError("stopped")  # (the error raised in the main thread counts)
             yield part
             written(part.num_rows)
 
@@ -252,12 +256,16 @@ def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[int
         tmps = {name: files.enter_context(atomic_path(paths[name], ".parquet"))
                 for name in RUN_TABLES}
         with ThreadPoolExecutor(len(tmps), thread_name_prefix="qacamp-write") as pool:
-            futures = [pool.submit(write, name, tmp) for name, tmp in tmps.items()]
-            for name in SCHEMAS:
-                if name not in tmps:
-                    write(name)
-            for future in futures:
-                future.result()
+            try:
+                futures = [pool.submit(write, name, tmp) for name, tmp in tmps.items()]
+                for name in SCHEMAS:
+                    if name not in tmps:
+                        write(name)
+                for future in futures:
+                    future.result()
+            except BaseException:
+                stop.set()
+                raise
 
 
 __all__ = ["INGEST_ROW_GROUP", "ingest_campaign", "read_campaign", "resolved_campaign", "write_ingest", "warning_lines", "read_resolved",

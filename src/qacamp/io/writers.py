@@ -161,6 +161,13 @@ class RowGroupWriter:
             self._pending = [pa.Table.from_arrays([pa.concat_arrays(c.chunks) for c in rest.columns],
                                                   schema=rest.schema)]
 
+    def abandon(self) -> None:
+        """Stop writing (the caller discards the file): the Parquet writer is
+        closed here, while its sink is open, not by the garbage collector."""
+        self._pending, self._held = [], 0
+        with contextlib.suppress(Exception):
+            self._writer.close()
+
     def close(self) -> None:
         if self._held or not self.written:  # (an empty table is one row group of no rows)
             import pyarrow as pa
@@ -175,8 +182,12 @@ class RowGroupWriter:
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
                      row_group: int = ROW_GROUP, statistics: Sequence[str] = ()) -> None:
     writer = RowGroupWriter(sink, schema, one_chunk, row_group, statistics)
-    for part in parts:
-        writer.add(part)
+    try:
+        for part in parts:
+            writer.add(part)
+    except BaseException:
+        writer.abandon()
+        raise
     writer.close()
 
 
