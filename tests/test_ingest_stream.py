@@ -213,6 +213,79 @@ def test_bad_line_in_the_500th_file_leaves_nothing(tmp_path, monkeypatch, capsys
     assert not out.exists() and not (tmp_path / "results").exists()
 
 
+def test_spilled_frames_are_added_by_a_thread_of_their_own_in_read_order(tmp_path, monkeypatch):
+    """While the files are read, the run tables' frames are spilled by one
+    thread behind the reading (`Acc.spilling_behind`), in the order read:
+    the tables equal those read without a spill."""
+    import threading
+
+    from qacamp.ingest.accumulator import _Spilled
+
+    seen: list[tuple[str, str, str]] = []
+    real = _Spilled.add
+
+    def recording(self, df, whole=None):
+        seen.append((threading.current_thread().name, self.name, df["run"][0]))
+        return real(self, df, whole)
+
+    monkeypatch.setattr(_Spilled, "add", recording)
+    camp = _many_runs(tmp_path / "camp", 40, bad=None)
+    with spilling() as spill:
+        acc = read_campaign("c", camp, spill=spill, threads=2)
+        streamed = {name: acc.frame(name) for name in tables.SCHEMAS}
+    assert {thread for thread, _, _ in seen} == {"qacamp-behind"}
+    runs = [f"run{i:04d}" for i in range(1, 41)]
+    assert [run for _, name, run in seen if name == "responses"] == runs
+    assert [run for _, name, run in seen if name == "judgments"] == runs
+    memory = ingest_campaign("c", camp)
+    for name in tables.SCHEMAS:
+        assert streamed[name].equals(memory[name]), name
+
+
+@pytest.mark.parametrize("failure", ["disk full", "interrupt"])
+def test_a_failure_while_spilling_behind_the_reading_stops_it(failure, tmp_path, monkeypatch,
+                                                                capsys):
+    """The spill thread fails at the 10th of 300 run files (a full disk
+    there; Ctrl-C): one line, the reading stops soon after, no thread and
+    nothing on disk are left."""
+    import threading
+
+    from qacamp.errors import OutputError
+    from qacamp.ingest.accumulator import _Spilled
+    from qacamp.io.spill import SPILL_FIX
+
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
+    calls: list[str] = []
+    real = _Spilled.add
+
+    def failing(self, df, whole=None):
+        calls.append(self.name)
+        if len(calls) == 20:
+            if failure == "interrupt":
+                raise KeyboardInterrupt
+            raise OutputError(tempfile.gettempdir(), "No space left on device", SPILL_FIX)
+        return real(self, df, whole)
+
+    monkeypatch.setattr(_Spilled, "add", failing)
+    camp = _many_runs(tmp_path / "camp", 300, bad=None)
+    out = tmp_path / "results" / "ingest"
+    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    if failure == "interrupt":
+        assert rc == 130 and err.strip().splitlines()[-1] == "qacamp ingest: interrupted", err
+    else:
+        lines = [ln for ln in err.splitlines() if ": error: " in ln]
+        assert rc == 2 and len(lines) == 1, err
+        assert f"{spill_root}: cannot write: No space left on device" in lines[0], lines[0]
+    assert len(calls) <= 30  # (the frames read after the failure are not spilled)
+    assert [t.name for t in threading.enumerate() if t.name == "qacamp-behind"] == []
+    assert list(spill_root.iterdir()) == []
+    assert not (tmp_path / "results").exists()
+
+
 def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     """A failure after the first tables are written (here: in the judgments
     table's row groups) removes the spill folder, the written tables and their

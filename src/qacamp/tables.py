@@ -140,6 +140,8 @@ def conform(name: str, df: pl.DataFrame, source: str | None = None) -> pl.DataFr
     Raises :class:`InputError` if a column cannot be cast.
     """
     schema = SCHEMAS[name]
+    if df.schema == schema:  # (a reader's table, conformed already: nothing to cast)
+        return df
     cols = []
     for col, dtype in schema.items():
         if col in df.columns:

@@ -99,7 +99,8 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
     run files are read ahead at once (default :func:`qacamp.ordered.workers`)."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
     acc = Acc(_run_file_count(resolved["files"]), progress, spill, threads)
-    where = _kind_reader(resolved["kind"])(resolved, acc)
+    with acc.spilling_behind():
+        where = _kind_reader(resolved["kind"])(resolved, acc)
     _edition_note(resolved, acc)
     if resolved["options"].get("autojudge"):
         from .auto import add_automatic

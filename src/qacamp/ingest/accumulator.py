@@ -19,13 +19,14 @@ written as read (:func:`qacamp.canonical_order` leaves it as it is).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ..ordered import in_order
+from ..ordered import behind, in_order
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty, is_ordered
 
 if TYPE_CHECKING:
@@ -146,6 +147,26 @@ class Acc:
         self.total, self.done, self.progress = total, 0, progress
         self.threads = threads
         self._wholes = 0
+        #: the spilled tables' adds handed to a thread (:meth:`spilling_behind`), else None
+        self._behind: Callable[..., None] | None = None
+
+    @contextlib.contextmanager
+    def spilling_behind(self) -> Iterator[None]:
+        """Within the block, a spilled table's frames are encoded and written
+        to the spill by a thread of their own, in the order added
+        (:func:`qacamp.ordered.behind`), while the caller reads and checks
+        the next files; its end waits for them (and raises their first
+        error).  The tables are those of adding them in the caller's thread."""
+        if not self.spilled:
+            yield
+            return
+        with behind(lambda name, df, whole: self.spilled[name].add(df, whole),
+                    depth=2) as submit:
+            self._behind = submit
+            try:
+                yield
+            finally:
+                self._behind = None
 
     def add(self, name: str, df: pl.DataFrame) -> None:
         self._add(name, df)
@@ -174,7 +195,10 @@ class Acc:
                     (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
                     .select(_MARKED))
             if name in self.spilled:
-                self.spilled[name].add(conformed, whole)
+                if self._behind is not None:
+                    self._behind(name, conformed, whole)
+                else:
+                    self.spilled[name].add(conformed, whole)
         if name not in self.spilled:
             self.parts[name].append(df)
 
