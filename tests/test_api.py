@@ -144,7 +144,7 @@ def test_eval_errors_alike(extra, problem, here, capsys):
 @pytest.mark.parametrize("kwargs, message", [
     ({"trials": 2.5}, "--trials: 2.5 is not an integer >= 1"),
     ({"trials": 2.9999}, "--trials: 2.9999 is not an integer >= 1"),
-    ({"seed": 1.5}, "--seed: 1.5 is not an integer >= 0"),
+    ({"seed": 1.5}, "--seed: 1.5 is not an integer in [0, 9223372036854775807]"),
     ({"trials": True}, "--trials: True is not an integer >= 1"),
     ({"trials": "20"}, "--trials: '20' is not an integer >= 1"),
     ({"trials": 0}, "--trials: 0 is not an integer >= 1"),

@@ -55,7 +55,12 @@ STAB = ["reliability", "stability", "--matrix", "m.csv", "--size", "10", "--tria
 SILENT = [
     (SWAP + ["--trials", "0"], "--trials: 0 is not an integer >= 1"),
     (SWAP + ["--bins", "1"], "--bins: 1 is not an integer in [2, 10000]"),
-    (SWAP + ["--seed", "-1"], "--seed: -1 is not an integer >= 0"),
+    (SWAP + ["--seed", "-1"], "--seed: -1 is not an integer in [0, 9223372036854775807]"),
+    # a seed past 64 bits was a traceback where a shard records it (and not without --shard)
+    (SWAP + ["--seed", str(2**63), "--shard", "0/2"], "--seed: 9223372036854775808 is not an integer in [0, 9223372036854775807]"),
+    (SWAP + ["--seed", str(2**63)], "--seed: 9223372036854775808 is not an integer in [0, 9223372036854775807]"),
+    (["reliability", "significance", "--matrix", "m.csv", "--permutations", "20", "--seed",
+      str(2**63)], "--seed: 9223372036854775808 is not an integer in [0, 9223372036854775807]"),
     (STAB + ["--trials", "0"], "--trials: 0 is not an integer >= 1"),
     (["reliability", "bootstrap", "--matrix", "m.csv", "--samples", "0"],
      "--samples: 0 is not an integer >= 1"),
@@ -304,4 +309,5 @@ def test_schema_and_bounds_agree():
     assert schema["properties"]["shards"]["maximum"] == bounds.MAX_SHARDS
     swap = schema["$defs"]["reliability"]["properties"]["swap"]["properties"]
     assert swap["bins"]["maximum"] == bounds.MAX_BINS
+    assert schema["$defs"]["reliability"]["properties"]["seed"]["maximum"] == bounds.MAX_SEED
     json.dumps(schema)  # plain data

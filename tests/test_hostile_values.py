@@ -181,7 +181,8 @@ EVAL_QA4MRE = [
     ("--pass-threshold", "2", "2.0 is not a finite number in [0, 1]"),
     ("--pass-threshold", "nan", "nan is not a finite number in [0, 1]"),
     ("--pass-threshold", "-inf", "-inf is not a finite number in [0, 1]"),
-    ("--baseline-seed", "-1", "-1 is not an integer >= 0"),
+    ("--baseline-seed", "-1", "-1 is not an integer in [0, 9223372036854775807]"),
+    ("--baseline-seed", str(2**63), "9223372036854775808 is not an integer in [0, 9223372036854775807]"),
     ("--main-questions", "0", "0 is not an integer >= 1"),
     ("--min-coverage", "nan", "nan is not a number in [0, 1]"),
     ("--min-coverage", "inf", "inf is not a number in [0, 1]"),
@@ -213,7 +214,7 @@ RELIABILITY = [
     (["bootstrap", "--alpha", "1"], "--alpha: 1.0 is not a finite number in (0, 1)"),
     (["significance", "--alpha", "nan"], "--alpha: nan is not a finite number in (0, 1)"),
     (["significance", "--permutations", "0"], "--permutations: 0 is not an integer >= 1"),
-    (["significance", "--seed", "-1"], "--seed: -1 is not an integer >= 0"),
+    (["significance", "--seed", "-1"], "--seed: -1 is not an integer in [0, 9223372036854775807]"),
     (["significance", "--permutations", str(10**15)], "--permutations 1,000,000,000,000,000 "
      "(1,000,000,000,000,000 in this job) would need about"),
 ]

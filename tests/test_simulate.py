@@ -315,3 +315,16 @@ def test_demo_reads_back_with_readers(demo_dir):
     pq, po = pan.read_truth(root / "pan" / "truth.jsonl")
     for f in sorted((root / "pan" / "runs").glob("*/answers.jsonl")):
         pan.read_answers(f, pq, po)
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**63)])
+def test_a_seed_out_of_range_is_one_line(seed, tmp_path, capsys):
+    """A negative seed was numpy's traceback; the seed is an integer in [0, 2^63 - 1]
+    (qacamp.bounds.MAX_SEED), as the analyses' seeds are."""
+    from qacamp.cli import main
+
+    assert main(["simulate", "clef-qa", "--out", str(tmp_path / "sim"), "--seed", seed]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"qacamp simulate: error: --seed: {seed} is not an integer in "
+                           "[0, 9223372036854775807]"), err
+    assert not (tmp_path / "sim").exists()

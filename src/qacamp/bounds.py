@@ -29,6 +29,11 @@ MAX_BINS = 10_000
 MAX_SHARDS = 1000
 """Most shards of a campaign's resampling (the config's ``shards``): one job
 each for Snakemake to plan and run; the workflow schema has the same maximum."""
+MAX_SEED = 2**63 - 1
+"""The largest seed (resampling analyses, simulations, QA4MRE's random
+baseline): the shards record their seed as a 64-bit integer."""
+SEED_BOUNDS = {"lo": 0, "hi": MAX_SEED, "integer": True}
+"""A seed's range, for :func:`check_option` and :func:`number_problem`."""
 DEFAULT_MEMORY = 8 * 1024**3
 """Memory assumed when the machine's cannot be read (8 GiB)."""
 
@@ -61,12 +66,15 @@ def range_text(lo: float | None = None, hi: float | None = None, lo_open: bool =
                hi_open: bool = False, integer: bool = False) -> str:
     """``a finite number in (0, 1)``, ``an integer >= 1`` ..."""
     what = "an integer" if integer else "a finite number"
+
+    def text(bound: float) -> str:  # (an integer bound in full: 9223372036854775807)
+        return str(bound) if isinstance(bound, int) else f"{bound:g}"
     if lo is not None and hi is not None:
-        return f"{what} in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        return f"{what} in {'(' if lo_open else '['}{text(lo)}, {text(hi)}{')' if hi_open else ']'}"
     if lo is not None:
-        return f"{what} {'>' if lo_open else '>='} {lo:g}"
+        return f"{what} {'>' if lo_open else '>='} {text(lo)}"
     if hi is not None:
-        return f"{what} {'<' if hi_open else '<='} {hi:g}"
+        return f"{what} {'<' if hi_open else '<='} {text(hi)}"
     return what
 
 
@@ -138,5 +146,6 @@ def parse_grid(spec: str, what: str | None = None,
     return values
 
 
-__all__ = ["parse_grid", "MAX_GRID_POINTS", "MAX_BINS", "MAX_SHARDS", "memory_limit", "check_memory",
+__all__ = ["parse_grid", "MAX_GRID_POINTS", "MAX_BINS", "MAX_SEED", "MAX_SHARDS", "SEED_BOUNDS",
+           "memory_limit", "check_memory",
            "range_text", "number_problem", "check_option"]

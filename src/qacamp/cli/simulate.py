@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> dict:
     from .. import simulate as sim
+    from ..bounds import SEED_BOUNDS, check_option
 
+    if args.seed is not None:
+        check_option("--seed", args.seed, **SEED_BOUNDS)
     given = {k: getattr(args, k) for k in SIZE_OPTIONS if getattr(args, k, None) is not None}
     questions_from = getattr(args, "questions_from", None)
     start = time.monotonic()

@@ -3,6 +3,7 @@ abstention (Penas et al. 2013), scored with c@1 and accuracy."""
 
 from __future__ import annotations
 
+from ..bounds import MAX_SEED, SEED_BOUNDS
 from .record import Kind, Setting
 
 KIND = Kind(
@@ -25,7 +26,7 @@ KIND = Kind(
     settings=(Setting("language", "EN"),
               Setting("main_questions", 15, {"lo": 1, "integer": True}),
               Setting("pass_threshold", 0.5, {"lo": 0, "hi": 1}),
-              Setting("baseline_seed", 1, {"lo": 0, "integer": True}),
+              Setting("baseline_seed", 1, SEED_BOUNDS),
               Setting("edition")),
     runs_key="runs",
     reading_tests=True,
@@ -82,7 +83,8 @@ KIND = Kind(
                           "threshold (section 5.2)"},
             "test_std_ddof": {"enum": [0, 1], "description": "standard deviation of the "
                               "tests' c@1: population (0, default) or sample (1)"},
-            "baseline_seed": {"type": "integer", "minimum": 0, "description": "seed of the "
+            "baseline_seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
+                              "description": "seed of the "
                               "random-choice baseline run (default 1)"},
             "min_coverage": {"$ref": "#/$defs/min_coverage"},
         },

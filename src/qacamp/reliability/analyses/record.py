@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from ...bounds import check_option
+from ...bounds import SEED_BOUNDS, check_option
 from ...errors import ConfigError, InputError, UsageError
 from .. import shards
 from ..matrix import ScoreMatrix
@@ -272,8 +272,7 @@ def grid_text(flag: str, value: Any) -> str:
 
 
 def seed_option(help: str = SEED_HELP) -> Option:
-    return Option(("--seed",), help, type=int, default=0, bounds={"lo": 0, "integer": True},
-                  key="seed")
+    return Option(("--seed",), help, type=int, default=0, bounds=SEED_BOUNDS, key="seed")
 
 
 # --------------------------------------------------------------------------- helpers of kernels

@@ -17,7 +17,7 @@ holds no rows for a campaign without ``significance.baseline``."""
 
 from __future__ import annotations
 
-from ...bounds import check_memory
+from ...bounds import SEED_BOUNDS, check_memory
 from ...errors import ConfigError, UsageError
 from .. import significance as sig
 from ..significance.baseline import (
@@ -142,7 +142,7 @@ ANALYSIS = Analysis(
                "(n <= 20 units) instead of drawing --permutations", action="store_true"),
         Option(("--seed",), "seed: permutations are seeded by (seed, measure, test, "
                "permutation index) only, so any shard count gives the same result (default 0)",
-               type=int, default=0, bounds={"lo": 0, "integer": True}, key="seed"),
+               type=int, default=0, bounds=SEED_BOUNDS, key="seed"),
         Option(("--alpha",), "significance level (default 0.05)", type=float, default=0.05,
                bounds={"lo": 0, "hi": 1, "lo_open": True, "hi_open": True},
                key="significance.alpha"),
