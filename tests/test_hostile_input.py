@@ -300,6 +300,39 @@ def test_matrix_csv_strict_numbers(cell, here, capsys):
     assert msg.startswith("m.csv: line 3, column a: ") and "not a finite decimal number" in msg
 
 
+@pytest.mark.parametrize("cell", ["1e308", "-1e308", "1e101", "-2.5e160"])
+def test_matrix_values_beyond_1e100_are_refused(cell, here, capsys):
+    """Two cells of 1e308 in a run's column made its mean inf (exit 0, `inf` in
+    runs.csv), 1e160 overflowed the design's sums of squares: a value's
+    magnitude is at most 1e100, and the error names its line and run."""
+    w(here, "m.csv", f"unit,a,b\nq1,0.5,1\n\nq2,0.25,{cell}\nq3,{cell},0\n")
+    msg = matrix_both(capsys, here, "m.csv")
+    assert msg == (f"m.csv: line 4, column b: the value {float(cell):g} is beyond the largest "
+                   "magnitude, 1e+100 (the runs' means and the analyses' sums of squares would "
+                   "overflow). Fix: give the scores on a scale of at most 1e100 (e.g. rescale "
+                   "the measure)"), msg
+
+
+@pytest.mark.parametrize("frame, place", [
+    (pl.DataFrame({"unit": ["q1", "q2"], "a": [0.5, 1e101], "b": [-1e300, 0.0]}),
+     "row 1, column b"),
+    (pl.DataFrame({"unit": ["q1", "q1", "q2", "q2"], "run": ["a", "b", "a", "b"],
+                   "value": [1.0, 0.5, -1e200, 0.2]}), "row 3, column value"),
+])
+def test_matrix_parquet_values_beyond_1e100_are_refused(frame, place, here, capsys):
+    frame.write_parquet(here / "m.parquet")
+    msg = matrix_both(capsys, here, "m.parquet")
+    assert msg.startswith(f"m.parquet: {place}: the value ") and "largest magnitude" in msg
+
+
+def test_matrix_values_of_magnitude_1e100_are_read(here):
+    from qacamp.readers.matrix import MAX_VALUE, read_matrix_table
+
+    w(here, "m.csv", "unit,a,b\nq1,1e100,-1e100\nq2,0.5,0.25\n")
+    m = read_matrix_table(here / "m.csv")
+    assert MAX_VALUE == 1e100 and m.values.tolist() == [[1e100, -1e100], [0.5, 0.25]]
+
+
 @pytest.mark.parametrize("text, place, problem", [
     ("unit,a,b\n,0.5,1\n", "line 2, column unit", "an empty unit id"),
     ("unit,a,b\nq1,0.5,1\nq1,1,1\n", "line 3, column unit", "unit id 'q1' appears twice"),

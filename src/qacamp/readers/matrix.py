@@ -20,7 +20,10 @@ checked by the same rules (:func:`frame_matrix`).
 Strict values: a CSV cell is a plain decimal number (ASCII digits, optional
 sign, decimal point and exponent: ``0.5``, ``-2``, ``1e-3``), so ``1_000``,
 ``١`` (non-ASCII digits), ``NaN``, ``inf``, ``true`` and empty cells are
-errors, as is a number outside the float range (``1e400``).  A Parquet value
+errors, as is a number outside the float range (``1e400``).  Every value's
+magnitude is at most :data:`MAX_VALUE` (1e100), so that the runs' means and
+the analyses' sums of squares are finite numbers (two cells of ``1e308`` made
+a run's mean ``inf``).  A Parquet value
 column must be integer, float or decimal (a Boolean, string, list or struct
 column is an error); nulls and non-finite values are errors.  Unit ids and run
 names must be non-empty and unique; in the long layout every (unit, run) cell
@@ -39,6 +42,7 @@ import csv
 import io
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +57,8 @@ from ._words import end_of_file
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FIX_VALUE = "give a finite decimal number (e.g. 0.25) for every unit and run"
+#: The largest magnitude of a value (module docstring).
+MAX_VALUE = 1e100
 _COMMENT_HINT = (" (a line starting with '#' is data: CSV has no comment lines, so remove "
                  "comments from the file)")
 
@@ -123,11 +129,29 @@ def _read_csv(path: str | Path) -> Matrix:
         first = first_data_line(path)
         raise InputError(path, f"line {first[0] if first else 1}", "the unit column comes "
                          "after the runs", "put the unit ids in the first column")
+    return _bounded(path, m, lambda i, j: f"line {_numbered_rows(path)[i + 1][0]}, "
+                                          f"column {m.runs[j]}")
+
+
+def _bounded(source, m: Matrix, place: Callable[[int, int], str]) -> Matrix:
+    """``m``, every value of magnitude at most :data:`MAX_VALUE`; else the
+    error names the first one (``place(unit index, run index)``)."""
+    big = np.abs(m.values) > MAX_VALUE
+    if big.any():
+        i, j = (int(k) for k in np.argwhere(big)[0])
+        _too_big(source, place(i, j), float(m.values[i, j]))
     return m
 
 
-def csv_by_line(path: str | Path) -> Matrix:
-    """A CSV matrix read with the ``csv`` module, row by row."""
+def _too_big(source, place: str, value: float) -> None:
+    raise InputError(source, place, f"the value {value:g} is beyond the largest magnitude, "
+                     f"{MAX_VALUE:g} (the runs' means and the analyses' sums of squares would "
+                     "overflow)", "give the scores on a scale of at most 1e100 (e.g. rescale "
+                     "the measure)")
+
+
+def _numbered_rows(path: str | Path) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of every row with a field that is not blank."""
     text = "\n".join(read_lines(path))  # decoded, limits and line breaks checked
     reader = csv.reader(io.StringIO(text))
     numbered: list[tuple[int, list[str]]] = []
@@ -138,6 +162,12 @@ def csv_by_line(path: str | Path) -> Matrix:
     except csv.Error as exc:  # e.g. a field longer than csv.field_size_limit()
         raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({exc})",
                          "write one row per line, fields separated by commas") from exc
+    return numbered
+
+
+def csv_by_line(path: str | Path) -> Matrix:
+    """A CSV matrix read with the ``csv`` module, row by row."""
+    numbered = _numbered_rows(path)
     if not numbered:
         raise InputError(path, end_of_file(path), "the file has no data lines",
                          "write a header and rows")
@@ -246,13 +276,18 @@ def frame_matrix(source: str | Path, df: pl.DataFrame) -> Matrix:
     _check_names(path, units, "unit id", [f"row {i + 1}, column {df.columns[0]}"
                                           for i in range(len(units))])
     values = np.column_stack([_values(path, df, r) for r in runs])
-    return Matrix(tuple(units), tuple(runs), values, "wide")
+    return _bounded(path, Matrix(tuple(units), tuple(runs), values, "wide"),
+                    lambda i, j: f"row {i + 1}, column {runs[j]}")
 
 
 def _long(path, df: pl.DataFrame) -> Matrix:
     keys = pl.DataFrame({"unit": _ids(path, df, "unit", "unit"),
                          "run": _ids(path, df, "run", "run")})
     value = _values(path, df, "value")
+    big = np.abs(value) > MAX_VALUE
+    if big.any():
+        row = int(np.argmax(big))
+        _too_big(path, f"row {row + 1}, column value", float(value[row]))
     dup = keys.select(~pl.struct("unit", "run").is_first_distinct()).to_series()
     if dup.any():
         row = int(dup.arg_max()) + 1
