@@ -195,7 +195,7 @@ def test_run_names_reach_markdown_escaped_and_csv_neutralised(here, capsys):
     q = "qid\n1\n2\n"
     w(here, "q.tsv", q)
     names = ['=HYPERLINK("http://x","y")', "<script>alert(1)</script>", "-2+3", "@SUM(A1)",
-             "plain"]
+             "plain", "*b* _i_ | p \\ `code` [l](http://x)"]
     runs = []
     for k, name in enumerate(names):
         runs.append(w(here, f"runs/{k}.tsv", CLEF_H + f"{name}\t1\t1\tR\tx\n{name}\t2\t0\t-\t\n"))
@@ -210,6 +210,15 @@ def test_run_names_reach_markdown_escaped_and_csv_neutralised(here, capsys):
         assert {names[1], "plain"} <= cells
     md = (here / "c" / "tables" / "runs.md").read_text()
     assert "<script>" not in md and "&lt;script&gt;alert(1)&lt;/script&gt;" in md
+    # rendered (GitHub's table syntax): every name is the text of its cell, nothing
+    # became a tag, a link, code or emphasis
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    assert "<table>" in html
+    assert [t for t in ("<script", "<a ", "<code>", "<em>", "<strong>") if t in html] == [], html
+    cells = [c.strip() for c in html.replace("</td>", "<td>").split("<td>")]
+    assert "*b* _i_ | p \\ `code` [l](http://x)" in cells, html
     # the Parquet results keep the names as they are
     runs_pq = pl.read_parquet(here / "c" / "scores" / "runs.parquet")
     assert set(names) <= set(runs_pq["run"].unique().to_list())

@@ -42,9 +42,38 @@ pytestmark = pytest.mark.slow
 def own_campaign(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("own")
     cfg = small_clef_campaign(tmp, shards=1)  # (the demo runs its shards and merges)
+    # one run named as a spreadsheet formula (test_every_csv_table_keeps_a_formula_run_name_text)
+    last = sorted((tmp / "data" / "runs").glob("*.tsv"))[-1]
+    head, *rows = last.read_text().splitlines()
+    last.write_text("\n".join([head] + [FORMULA_RUN + row[row.index("\t"):] for row in rows])
+                    + "\n")
     res = snakemake(tmp, configfile=cfg)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return tmp
+
+
+#: a run name a spreadsheet would take as a formula
+FORMULA_RUN = '=HYPERLINK("http://x")'
+
+
+def test_every_csv_table_keeps_a_formula_run_name_text(own_campaign):
+    """Every CSV file of the tables and the scores gives the run named as a
+    formula as text (the neutralising ``'``); tables/comparison.csv gave it
+    as written."""
+    out = own_campaign / "results" / "mine"
+    files = sorted((out / "tables").glob("*.csv")) + [out / "scores" / "runs.csv"]
+    assert out / "tables" / "comparison.csv" in files
+    for path in files:
+        text = path.read_text()
+        cells = {c for row in pl.read_csv(path, infer_schema=False).iter_rows() for c in row
+                 if isinstance(c, str)}
+        marks = set(pl.read_csv(path, infer_schema=False)["marks"].to_list()) \
+            if path.stem in ("comparison", "baseline") else set()
+        formulas = {c for c in cells - marks if c[:1] in ("=", "+", "@") or c.startswith("-")
+                    and not c.lstrip("-").replace(".", "", 1).isdigit()}
+        assert not formulas, (path, formulas)
+        if "HYPERLINK" in text:
+            assert "'" + FORMULA_RUN in cells, path
 
 
 def test_own_campaign_writes_every_stage(own_campaign):

@@ -11,6 +11,7 @@ writer's ``missing`` string; a measure name prints as its registry label
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -56,16 +57,18 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet reads as the start of a formula in a CSV cell."""
 
 
-def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with every text cell that starts with ``= + - @``, a tab or a
-    carriage return prefixed by ``'`` (the usual neutralising prefix; OWASP,
-    "CSV Injection"), so a run named ``=HYPERLINK(...)`` reaches a spreadsheet
-    as text, not as a formula.  Number columns are left as they are."""
+def spreadsheet_safe(frame: pl.DataFrame, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """``frame`` with every text cell (of ``columns``; default: every text
+    column) that starts with ``= + - @``, a tab or a carriage return prefixed
+    by ``'`` (the usual neutralising prefix; OWASP, "CSV Injection"), so a run
+    named ``=HYPERLINK(...)`` reaches a spreadsheet as text, not as a
+    formula.  Number columns are left as they are."""
     starts = "^[" + "".join("\\" + c if c in "-+" else c for c in FORMULA_STARTS) + "]"
     return frame.with_columns(
         pl.when(pl.col(c).str.contains(starts)).then(pl.lit("'") + pl.col(c))
         .otherwise(pl.col(c)).alias(c)
-        for c, dtype in frame.schema.items() if dtype == pl.String)
+        for c, dtype in frame.schema.items()
+        if dtype == pl.String and (columns is None or c in columns))
 
 
 def to_csv(table: Table, float_precision: int = 6) -> str:

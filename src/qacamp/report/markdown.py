@@ -21,8 +21,11 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
 def markdown_escape(text: str) -> str:
+    """``text`` as literal Markdown text: no HTML, table cell break, emphasis,
+    code span or link (a run named ``[x](http://...)`` stays text)."""
     out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = out.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    out = out.replace("`", "\\`").replace("](", "\\](")
     return _EDGE_UNDERSCORE.sub(r"\\_", out)
 
 

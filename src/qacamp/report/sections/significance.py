@@ -25,6 +25,7 @@ from .. import comparison as C
 from ..campaign import Campaign
 from ..figures.base import plural
 from ..figures.significance import significance_matrix_figure
+from ..formats import spreadsheet_safe
 from ..html import figure_view, table_view
 from ..tables import Table, cap, score_decimals, score_format
 from ..tables.significance import (
@@ -228,8 +229,10 @@ def comparison_texts(c: Campaign) -> dict[str, str]:
         out[f"{name}.tex"] = C.to_latex(frame, header, caption, notes, decimals,
                                         label=f"tab:{c.name}-{name}")
         out[f"{name}.html"] = C.to_html(frame, header, caption, notes, decimals)
-        out[f"{name}.csv"] = frame.select("label", "run", "score", "marks",
-                                          "baseline").write_csv(None, float_precision=6)
+        # (the run names neutralised; the marks are qacamp's: + and - against a baseline)
+        out[f"{name}.csv"] = spreadsheet_safe(frame.select(
+            "label", "run", "score", "marks", "baseline"), ["run"]).write_csv(
+                None, float_precision=6)
     return out
 
 
