@@ -4,7 +4,7 @@ score."""
 
 from __future__ import annotations
 
-from .record import Kind
+from .record import Edition, Kind
 
 KIND = Kind(
     name="pan",
@@ -26,8 +26,14 @@ KIND = Kind(
     nonresponse=True,
     unit_name="problem",
     run_table="pan",
-    # the PAN overviews' measures (Brier, from 2021, in runs.csv of the scores)
-    run_columns=("auc", "c_at_1", "f_05_u", "f1"),
+    # the measures of the edition's overview, those its overall score is made of:
+    # 2021-2023 (the default edition, 2023) AUC, c@1, F0.5u, F1 and Brier; 2020
+    # without Brier; 2014-2015 AUC and c@1 (their product)
+    run_columns=("auc", "c_at_1", "f_05_u", "f1", "brier"),
+    editions=(Edition("PAN 2020", "PAN authorship verification", "overall", "overall",
+                      "pan", ("auc", "c_at_1", "f_05_u", "f1"), editions=("2020",)),
+              Edition("PAN 2014-2015", "PAN authorship verification", "overall", "overall",
+                      "pan_product", ("auc", "c_at_1"), editions=("2014", "2015"))),
     breakdown_measure="c_at_1",
     unused_columns=("docid",),
     simulator="pan",

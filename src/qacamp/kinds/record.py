@@ -10,8 +10,9 @@ from typing import Any
 @dataclass(frozen=True)
 class Edition:
     """A year or edition whose rules change what a campaign's pages say: it
-    applies when the campaign's preset is one of ``presets`` or a question type
-    of ``qtypes`` is scored."""
+    applies when the campaign's preset is one of ``presets``, a question type
+    of ``qtypes`` is scored, or the campaign's ``edition`` key is one of
+    ``editions``."""
 
     name: str
     title: str  # the kind as the pages name it: "TREC 2003 question answering ..."
@@ -22,6 +23,7 @@ class Edition:
     run_columns: tuple[str, ...] = ()
     presets: tuple[str, ...] = ()
     qtypes: tuple[str, ...] = ()
+    editions: tuple[str, ...] = ()
     #: campaign keys the edition's rules set when the campaign does not: applied
     #: without a preset (the question types say the edition), and said in one
     #: ingest note (``why``: the rule and its source)
@@ -113,11 +115,13 @@ class Kind:
         """Runs come judged in judgment sets (TREC kinds)."""
         return self.family == "trec"
 
-    def edition(self, preset: str | None = None, qtypes=()) -> Edition | None:
-        """The edition whose rules apply to a campaign with this preset and these
-        question types (None: the kind's own)."""
+    def edition(self, preset: str | None = None, qtypes=(),
+                edition: str | int | None = None) -> Edition | None:
+        """The edition whose rules apply to a campaign with this preset, these
+        question types and this ``edition`` key (None: the kind's own)."""
         for e in self.editions:
-            if (preset is not None and preset in e.presets) or set(e.qtypes) & set(qtypes):
+            if (preset is not None and preset in e.presets) or set(e.qtypes) & set(qtypes) \
+                    or (edition is not None and str(edition) in e.editions):
                 return e
         return None
 

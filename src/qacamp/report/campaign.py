@@ -181,7 +181,7 @@ class Campaign:
         qtypes = ()
         if {"scope", "unit"} <= set(self.runs.columns):
             qtypes = self.runs.filter(pl.col("scope") == "qtype")["unit"].unique().to_list()
-        return self.spec.edition(self.meta.get("preset"), qtypes)
+        return self.spec.edition(self.meta.get("preset"), qtypes, self.edition)
 
     @property
     def kind_title(self) -> str:

@@ -88,8 +88,9 @@ def topic_header(measure_label: str, topic: str, names: dict[str, str] | None) -
 
 #: the most columns a run table has by default: run, the headline, the
 #: measures of the campaign's paper and the letters of the runs that cannot be
-#: told apart (the swap method and the significance test)
-MAX_DEFAULT_COLUMNS = 8
+#: told apart (the swap method and the significance test); PAN 2021-2023's
+#: overview tables have six measures (the overall score and the five it averages)
+MAX_DEFAULT_COLUMNS = 9
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ HEADERS = {
                     "tests_passed": "Tests passed", "tests": "Tests"},
     "pan": {"n_right": "Right", "n_wrong": "Wrong", "n_unanswered": "Unanswered"},
 }
+HEADERS["pan_product"] = HEADERS["pan"]  # (PAN 2014-2015: overall = AUC x c@1)
 
 
 def column_header(style: str, measure: str) -> str:
@@ -166,7 +168,10 @@ def run_table_caption(style: str, judgment_set: str, kind: str, spec: RunTableSp
                 + (" with the right, wrong and unanswered questions they are computed from"
                    if len(counts) == 3 else "")
                 + f" (Penas & Rodrigo 2011, Table 3), sorted by {by}{blocks}.")
-    if style == "pan":
+    if style in ("pan", "pan_product"):
+        overall = ("the product of AUC and c@1 (PAN 2014-2015 overviews)"
+                   if style == "pan_product" else
+                   "the mean of the edition's measures (PAN overviews)")
         brier = ("; Brier is reported as its complement (higher is better)"
                  if "brier" in shown else "")
         counts = ("  Right and wrong count the decided problems, unanswered the non-answers "
@@ -174,8 +179,7 @@ def run_table_caption(style: str, judgment_set: str, kind: str, spec: RunTableSp
                                                                   "n_unanswered"} else "")
         return (f"Run scores (judgment set {judgment_set}), sorted by "
                 f"{'the overall score' if spec.headline == 'overall' else by}{blocks}, the "
-                f"overall score being the mean of the edition's measures (PAN overviews)"
-                f"{brier}.{counts}")
+                f"overall score being {overall}{brier}.{counts}")
     matrix = kind in KINDS and KINDS[kind].family == "matrix"
     over = (f": the mean {by} over the {n_units:,} {plural(unit, n_units)} of the score "
             "matrix" if matrix and n_units else "")
