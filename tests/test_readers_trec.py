@@ -185,6 +185,23 @@ def test_other_run_tag(tmp_path):
     assert e.place == "line 2" and "runB" in e.problem
 
 
+@pytest.mark.parametrize("fn, header, line", [
+    (trec_runs.read_judged_factoid, "qid tag docid judgment answer", "1.1 runA NYT1 R x"),
+    (trec_runs.read_judged_list, "qid tag docid correctness distinct string",
+     "1.1 runA NYT1 1 1 x"),
+])
+def test_a_header_line_is_named_at_line_1(fn, header, line, tmp_path):
+    """A header line gave "line 2: the line names run tag 'runA' but the file's
+    first line names 'tag'": the header itself is named."""
+    body = "\n".join(line.replace("1.1", q) for q in ("1.1", "1.2", "1.3")) + "\n"
+    p = write_file(tmp_path, "run", f"{header}\n{body}")
+    e = _err(fn, p, "s")
+    assert e.place == "line 1", e
+    assert e.problem == "the first line names run tag 'tag' and every other line 'runA' (a " \
+        "header line?)"
+    assert e.fix == "remove the header line: a run file holds only its runs' lines"
+
+
 def test_invalid_bytes(tmp_path):
     p = write_file(tmp_path, "bad", b"1.1 runA NYT1 R x\n1.2 runA NYT1 W caf\xe9\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")

@@ -109,6 +109,12 @@ def check_one_tag(path: str | Path, df: pl.DataFrame, col: str = "tag") -> str:
     bad = first_line(df, pl.col(col) != tag)
     if bad is not None:
         other = df.filter(pl.col("line_no") == bad)[col][0]
+        if df.height > 2 and (df[col].slice(1) == other).all():  # (only the first line differs)
+            first = int(df["line_no"][0])
+            raise InputError(path, f"line {first}",
+                             f"the first line names run tag '{tag}' and every other line "
+                             f"'{other}' (a header line?)",
+                             "remove the header line: a run file holds only its runs' lines")
         raise InputError(path, f"line {bad}",
                          f"the line names run tag '{other}' but the file's first line names '{tag}'",
                          "put each run in its own file (one run tag per file)")
