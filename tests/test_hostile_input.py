@@ -275,6 +275,30 @@ def test_json_duplicate_keys(which, line, here, capsys):
     assert "appears twice in one object" in msg
 
 
+def test_coverage_warning_for_a_run_without_the_file_of_a_part(here, capsys):
+    """A run of a series campaign without its list file answers none of the
+    list questions: warned as a file answering too few of them is (it was
+    scored list F 0 without a word)."""
+    camp, argv = series(here)
+    w(here, "f/r2", "1.1 r2 D1 W 1996\n2.1 r2 NIL R\n")
+    w(here, "o/r2.one", "1.3 r2 1 D1 blah\n2.2 r2 1 D3 x\n")
+    w(here, "o/r2.two", "1.3 r2 1 1\n2.2 r2 1 1\n")
+    spec = camp["judgment_sets"]["adjudicated"]
+    spec["factoid"].append("f/r2")
+    spec["other"].append("o/r2.one")
+    spec["other_nuggets"].append("o/r2.two")
+    argv = argv[:argv.index("--list")] + ["f/r2"] + argv[argv.index("--list"):]
+    argv = argv[:argv.index("--other-nuggets")] + ["o/r2.one"] + \
+        argv[argv.index("--other-nuggets"):] + ["o/r2.two"]
+    warnings = same_numbers(capsys, here, camp, argv)
+    assert warnings.rows() == [("f/r2", None, "coverage",
+                                "the run r2 has no list file (judgment set adjudicated): it "
+                                "answers 0 of the 1 LIST questions (0%), less than "
+                                "min_coverage 0.9: is a file missing?", 1)]
+    camp["min_coverage"] = 0  # (0 turns the warning off)
+    assert same_numbers(capsys, here, camp, argv + ["--min-coverage", "0"]).height == 0
+
+
 def test_coverage_warning_for_a_truncated_run(here, capsys):
     camp, argv = clef(here)
     w(here, "runs/b.tsv", CLEF_H + "b\t1\t1\tR\tx\n")  # 1 of 4 questions

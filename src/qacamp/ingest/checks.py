@@ -141,6 +141,27 @@ def coverage(acc: Acc, path: str, responses: pl.DataFrame, n_questions: int, wha
                  f"less than min_coverage {min_coverage:g}: is the file truncated?")
 
 
+def missing_parts(acc: Acc, where: dict[tuple[str, str, str], str], primary: str,
+                  n_type: dict[str, int], min_coverage: float) -> None:
+    """Warn about a run with no file of a part that other runs of the primary
+    set have (a TREC 2004-2007 run without its list file): it answers none of
+    that part's questions, less than ``min_coverage`` of them, as
+    :func:`coverage` says of a file."""
+    parts = {(part, run): path for (s, part, run), path in where.items() if s == primary}
+    runs = sorted({run for _, run in parts})
+    for part, qtype in PART_QTYPES.items():
+        n = n_type.get(qtype, 0)
+        if not any(p == part for p, _ in parts) or not 0 < min_coverage * n:
+            continue
+        for run in runs:
+            if (part, run) not in parts:
+                path = next(parts[(p, run)] for p in PART_QTYPES if (p, run) in parts)
+                acc.warn(path, None, "coverage",
+                         f"the run {run} has no {part} file (judgment set {primary}): it "
+                         f"answers 0 of the {n} {qtype} questions (0%), less than "
+                         f"min_coverage {min_coverage:g}: is a file missing?")
+
+
 def compare_sets(primary: str, name: str, part: str, path: str, prim: pl.DataFrame,
                  other: pl.DataFrame) -> None:
     """``other`` (one run's responses in set ``name``) must be exactly the primary
@@ -219,6 +240,7 @@ def judged_sets(resolved: dict, acc: Acc, questions: pl.DataFrame,
             if judg is not None:
                 acc.add("judgments", judg)
     prim = per_set[primary]
+    missing_parts(acc, where, primary, n_type, min_cov)
     for set_name, runs in per_set.items():
         if set_name == primary:
             continue
