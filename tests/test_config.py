@@ -186,3 +186,23 @@ def test_report_run_table_is_validated_and_merged_top_level_then_campaign():
     for wrong in ({"decimals": 9}, {"width": 3}, {"columns": "c_at_1"}):
         with pytest.raises(ConfigError):
             validate({"campaigns": {"a": campaign(report={"run_table": wrong})}}, SCHEMA)
+
+
+@pytest.mark.parametrize("sizes, ok", [
+    ("10:5", False), ("0:5", False), ("10:20:0", False), ("10:half:auto", True),
+    ("1:half", True), ("half", True), ("5,10,20", True), ("10:40:10", True),
+])
+def test_swap_sizes_out_of_order_stop_the_run_before_it_starts(sizes, ok):
+    """`sizes: '10:5'` passed the config check and failed at the swap jobs;
+    the form and order of the sizes are checked with the config (whether the
+    collection holds them, the jobs check: they need its size)."""
+    cfg = {"campaigns": {"a": campaign(reliability={"swap": {"sizes": sizes}})}}
+    if ok:
+        validate(cfg)
+        return
+    with pytest.raises(ConfigError) as e:
+        validate(cfg)
+    assert e.value.key == "campaigns.a.reliability.swap.sizes"
+    assert str(e.value.problem) == (f"sizes {sizes!r}: expected a:b or a:b:step with 1 <= a <= "
+                                    "b (inclusive; step >= 1 or auto; b may be half) or a comma "
+                                    "list of integers >= 1")

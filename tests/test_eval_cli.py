@@ -77,3 +77,31 @@ def test_score_cli(tmp_path):
     # the DuckDB index is its own step (workflow rule `duckdb`)
     assert main(["duckdb", str(tmp_path / "camp")]) == 0
     assert (tmp_path / "camp" / "campaign.duckdb").exists()
+
+
+TOPS = "".join(f"<top>\n<num> Number: {i}\n<desc> Description:\nQuestion {i}?\n</top>\n\n"
+               for i in range(1, 6))
+
+
+def test_eval_names_a_question_dropped_as_unjudged(tmp_path, capsys):
+    """A TREC question that no run's line judges is dropped from scoring (its
+    answer key is unknown): `qacamp eval` printed the scores without a word,
+    so a run's accuracy looked like 2 of 4 where the report says a question
+    was dropped.  Both now say it, the API as a warning."""
+    import qacamp
+    from qacamp.errors import QacampWarning
+
+    write_text(TOPS, tmp_path / "q")
+    write_text("3 runA D3 R foo\n1 runA D1 W bar\n2 runA NIL R\n5 runA D5 X baz\n",
+               tmp_path / "runA")
+    argv = ["eval", "trec-factoid", "--questions", str(tmp_path / "q"), str(tmp_path / "runA"),
+            "-m", "accuracy", "--min-coverage", "0"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["runA\taccuracy\tall\tall\t0.5000"]
+    assert err.splitlines() == ["qacamp eval: warning: judgment set adjudicated: question 4 "
+                                "dropped from scoring (no judgments for this question in "
+                                "this judgment set)"]
+    with pytest.warns(QacampWarning, match="question 4 dropped from scoring"):
+        qacamp.evaluate("trec-factoid", [tmp_path / "runA"], questions=tmp_path / "q",
+                        measures=["accuracy"], min_coverage=0)

@@ -70,3 +70,30 @@ def test_an_error_of_the_caller_drops_the_waiting_calls_and_ends_the_thread():
             raise KeyError("the caller's own error")
     assert started == [0]
     assert threading.active_count() == before
+
+
+def test_numpys_lazy_submodule_is_imported_before_any_thread_starts():
+    """Two scoring threads making their first polars Series from a NumPy
+    array at once recursed without end in NumPy's lazy ``numpy.ma`` import
+    (a race in importlib, python/cpython#149728; a `qacamp score` of the
+    demo failed with RecursionError): the pools of threads of
+    qacamp.ordered and the ingest's writers import it first, in the
+    caller's thread."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import qacamp.ordered as o
+before = "numpy.ma" in sys.modules
+list(f() for f in o.in_order([lambda: 1, lambda: 2], 2))
+after_in_order = "numpy.ma" in sys.modules
+del sys.modules["numpy.ma"]
+with o.behind(lambda: None):
+    pass
+print(before, after_in_order, "numpy.ma" in sys.modules)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["False", "True", "True"]

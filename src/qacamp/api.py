@@ -50,12 +50,31 @@ SCOPE_ORDER = {"question": 0, "qtype": 1, "series": 2, "topic": 3, "test": 4, "a
 @dataclass(frozen=True)
 class Evaluation:
     """What :func:`evaluate_campaign` returns: the rows, the ingest warnings
-    (the ``warnings`` table) and the measures asked for per question that have
-    no per-question value."""
+    (the ``warnings`` table), the measures asked for per question that have
+    no per-question value, and a line per group of units of the judgment set
+    dropped from scoring (:func:`dropped_lines`)."""
 
     rows: pl.DataFrame
     warnings: pl.DataFrame
     without_per_question: tuple[str, ...]
+    dropped: tuple[str, ...] = ()
+
+
+def dropped_lines(dropped: pl.DataFrame, judgment_set: str) -> tuple[str, ...]:
+    """The units of ``judgment_set`` dropped from scoring (the scores'
+    ``dropped`` rows), a line per scope and reason, as the overview page says
+    them: ``judgment set adjudicated: question 4 dropped from scoring (no
+    judgments for this question in this judgment set)``."""
+    rows = dropped.filter(pl.col("judgment_set") == judgment_set)
+    out = []
+    for (scope, reason), group in rows.group_by("scope", "reason", maintain_order=True):
+        units = sorted(group["unit"].drop_nulls().to_list(), key=natural_key)
+        shown = ", ".join(units[:20]) + (f" and {len(units) - 20} more" if len(units) > 20
+                                         else "")
+        what = scope if len(units) == 1 or scope == "series" else f"{scope}s"
+        out.append(f"judgment set {judgment_set}: {what} {shown} dropped from scoring "
+                   f"({reason})")
+    return tuple(out)
 
 
 def per_question_measures(kind: str, measures: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -119,7 +138,8 @@ def _evaluate(kind: str, campaign: dict, chosen: list[str], per_question: bool,
                        extra.select("run", "measure", "unit", "value")])
         rows = pl.concat([rows, q.select("run", "measure", pl.lit("question").alias("scope"),
                                          "unit", "value")])
-    return Evaluation(order_rows(rows, chosen, baselines), tables["warnings"], tuple(without))
+    return Evaluation(order_rows(rows, chosen, baselines), tables["warnings"], tuple(without),
+                      dropped_lines(result["dropped"], js))
 
 
 def order_rows(rows: pl.DataFrame, measures: Sequence[str], baselines: bool) -> pl.DataFrame:
@@ -193,10 +213,10 @@ def evaluate(kind: str, runs: Iterable[str | Path] = (), *, measures: Sequence[s
                                        flags["baselines"], js)
         except QacampError as exc:  # a frame's file is named by its argument and row
             raise frames.error(exc) from None
-        for line in warning_lines(frames.warnings(result.warnings)):
+        for line in [*warning_lines(frames.warnings(result.warnings)), *result.dropped]:
             warnings.warn(line, QacampWarning, stacklevel=2)
     return result.rows
 
 
-__all__ = ["evaluate", "evaluate_campaign", "campaign_config", "order_rows",
+__all__ = ["evaluate", "evaluate_campaign", "campaign_config", "dropped_lines", "order_rows",
            "per_question_measures", "Evaluation", "QacampWarning", "SCOPE_ORDER", "PASSED_KEYS"]

@@ -45,6 +45,16 @@ def workers() -> int:
     return max(1, min(MAX_WORKERS, cores))
 
 
+def ready_for_threads() -> None:
+    """Import, in the calling thread, the lazy submodule of NumPy that polars
+    touches from any thread (``numpy.ma``: a Series made from a NumPy array),
+    before worker threads start: two threads importing it at once can
+    recurse without end in NumPy's lazy ``__getattr__`` (a race in
+    importlib, python/cpython#149728: ``RecursionError`` in a scoring
+    thread).  Every pool of threads of qacamp's starts after it."""
+    import numpy.ma  # noqa: F401
+
+
 def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
              ) -> Iterator[Callable[[], T]]:
     """For each function of ``reads``, in order, a function returning its result
@@ -62,6 +72,7 @@ def in_order(reads: Iterable[Callable[[], T]], ahead: int | None = None
         for read in reads:
             yield read
         return
+    ready_for_threads()
     pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="qacamp-read")
     pending: deque[Future] = deque()
     it = iter(reads)
@@ -107,6 +118,7 @@ def behind(work: Callable[..., None], depth: int = 1) -> Iterator[Callable[..., 
             raise failed[0]
         calls.put(args)
 
+    ready_for_threads()
     thread = threading.Thread(target=run, name="qacamp-behind")
     thread.start()
     try:
@@ -121,4 +133,4 @@ def behind(work: Callable[..., None], depth: int = 1) -> Iterator[Callable[..., 
         raise failed[0]
 
 
-__all__ = ["MAX_THREADS", "MAX_WORKERS", "behind", "in_order", "workers"]
+__all__ = ["MAX_THREADS", "MAX_WORKERS", "behind", "in_order", "ready_for_threads", "workers"]

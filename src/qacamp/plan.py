@@ -24,6 +24,7 @@ branches and the analyses' sections added from their records
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from .kinds import KINDS
 from .measures import per_unit_problem
 from .presets import PRESETS, preset_settings
 from .reliability.analyses import ANALYSES
+from .reliability.seeds import parse_sizes
 
 #: the analysis seed when the config names none
 SEED = 20030527
@@ -183,14 +185,25 @@ def _check_campaign(name: str, campaign: dict, top: dict, top_report: dict) -> N
 
 def _check_grids(name: str, campaign: dict, top: dict) -> None:
     """The plan's grids parse and stay within their limits (checked before any
-    job runs; the sizes need the collection and are checked by the jobs)."""
+    job runs).  The swap sizes are checked for their form and order only
+    (``10:5`` is refused here; whether the collection holds them, the jobs
+    check): against a collection of twice their largest number."""
     plan = reliability_plan(campaign, {"reliability": top})
-    for section, sub in (("stability", "fuzz"), ("swap", "fitted_bins")):
+    for section, sub in (("stability", "fuzz"), ("swap", "fitted_bins"), ("swap", "sizes")):
         value = plan[section].get(sub)
         if value is None:
             continue
         try:
-            if sub == "fuzz":
+            if sub == "sizes":
+                numbers = [int(n) for n in re.findall(r"\d+", str(value))]
+                try:
+                    parse_sizes(str(value), n_units=2 * max(numbers, default=0) + 2)
+                except UsageError:
+                    raise UsageError(
+                        f"sizes {value!r}: expected a:b or a:b:step with 1 <= a <= b "
+                        "(inclusive; step >= 1 or auto; b may be half) or a comma list of "
+                        "integers >= 1") from None
+            elif sub == "fuzz":
                 parse_grid(value, f"fuzz {value!r}")
             elif len(value.split(":")) != 2:
                 raise UsageError(f"fitted_bins {value!r}: expected LO:HI, e.g. 0.01:0.16")

@@ -130,6 +130,8 @@ def run(args) -> int:
     result = evaluate_campaign(args.kind, campaign_config(args), args.measure, args.q,
                                args.baselines, args.judgment_set)
     print_warnings("eval", result.warnings)
+    for line in result.dropped:
+        print(f"qacamp eval: warning: {line}", file=sys.stderr)
     if result.without_per_question:
         print(f"qacamp eval: -q: no per-question rows for {', '.join(result.without_per_question)}"
               " (computed from counts or from a run's order over all its questions, not as a "

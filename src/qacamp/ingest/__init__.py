@@ -65,6 +65,7 @@ from ..io import (
     writing,
 )
 from ..kinds import KINDS
+from ..ordered import ready_for_threads
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty
 from .accumulator import RUN_TABLES, Acc
 from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
@@ -256,6 +257,7 @@ def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[int
     with contextlib.ExitStack() as files:
         tmps = {name: files.enter_context(atomic_path(paths[name], ".parquet"))
                 for name in RUN_TABLES}
+        ready_for_threads()
         with ThreadPoolExecutor(len(tmps), thread_name_prefix="qacamp-write") as pool:
             try:
                 futures = [pool.submit(write, name, tmp) for name, tmp in tmps.items()]
