@@ -226,6 +226,27 @@ def test_duckdb_is_rebuilt_where_the_results_are(tmp_path, capsys):
                                                       "ingest", "reliability", "scores"]
 
 
+def test_verify_names_the_index_of_a_copied_folder_and_how_to_rebuild_it(tmp_path, capsys):
+    """A copy of a results folder (the original kept): `qacamp verify` of the
+    copy passed while its index's views read the original's Parquet files
+    (records naming their inputs by absolute path), or said only that its
+    views differ (relative).  It names the folder they read and the command
+    that rebuilds the index; after it, the copy verifies."""
+    c = _campaign_dir(tmp_path / "a")
+    write_campaign_duckdb(c)
+    assert main(["verify", str(c)]) == 0
+    copy = tmp_path / "b" / "camp"
+    shutil.copytree(c, copy)
+    capsys.readouterr()
+    assert main(["verify", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"changed: {copy}/campaign.duckdb (its views read the Parquet files under " \
+        f"{c.resolve()}, not this folder's (the results were moved or copied): rebuild it " \
+        f"with `qacamp duckdb {copy}`)" in out, out
+    assert main(["duckdb", str(copy)]) == 0
+    assert main(["verify", str(copy)]) == 0
+
+
 def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
     """An OS error while ingest renames its files into place is the project's
     error naming the file, not a traceback; nothing is left (no folder, no

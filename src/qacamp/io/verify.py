@@ -340,10 +340,12 @@ order by 1, 2, 3"""
 def duckdb_problem(db: Path, rec: Record, root: Path) -> str | None:
     """What differs between the catalogue of ``db`` (views, tables, macros, ...)
     and the views ``qacamp duckdb`` writes for the Parquet files its record
-    ``rec`` lists; None when nothing does."""
+    ``rec`` lists, those of this campaign folder ``root`` (``<folder>/<file>``
+    under it, however the record spells them: a copied folder's index must
+    read the copy's files); None when nothing does."""
     import duckdb
 
-    views = {(p := records.input_path(k, root)).stem: p.resolve()
+    views = {Path(k).stem: (root / Path(k).parent.name / Path(k).name).resolve()
              for k in sorted(rec.inputs) if k.endswith(".parquet")}
     try:
         with duckdb.connect(":memory:") as want:
@@ -356,5 +358,28 @@ def duckdb_problem(db: Path, rec: Record, root: Path) -> str | None:
             found = con.execute(_CATALOG).fetchall()
     except duckdb.Error as exc:
         return f"not a DuckDB file qacamp can open ({' '.join(str(exc).split())[:80]})"
-    return None if found == expected else \
-        "its views or other objects differ from those `qacamp duckdb` writes"
+    if found == expected:
+        return None
+    old = _moved_from(found, expected, root.resolve())
+    if old is not None:
+        return (f"its views read the Parquet files under {old}, not this folder's (the results "
+                f"were moved or copied): rebuild it with `qacamp duckdb {root}`")
+    return "its views or other objects differ from those `qacamp duckdb` writes"
+
+
+def _moved_from(found: list, expected: list, root: Path) -> str | None:
+    """The folder whose Parquet files the views of ``found`` read when they are
+    ``expected``'s but for that folder (an index moved or copied with its
+    results), else None."""
+    new = f"read_parquet('{str(root).replace(chr(39), chr(39) * 2)}/"
+    for kind, _name, sql in expected:
+        if kind == "view" and new in sql:
+            tail = sql[sql.index(new) + len(new):]
+            match = next((s for k, n, s in found if k == "view" and n == _name), "")
+            at = match.find("read_parquet('")
+            if at < 0 or not match.endswith(tail):
+                return None
+            old = match[at: len(match) - len(tail)]
+            moved = [(k, n, s.replace(old, new)) for k, n, s in found]
+            return old[len("read_parquet('"):-1] if moved == expected else None
+    return None
