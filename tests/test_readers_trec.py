@@ -202,6 +202,29 @@ def test_a_header_line_is_named_at_line_1(fn, header, line, tmp_path):
     assert e.fix == "remove the header line: a run file holds only its runs' lines"
 
 
+@pytest.mark.parametrize("block, place, problem", [
+    ("<num> Number: 1\n<num> Number: 2\n<desc> Description:\nQ?\n", "line 3",
+     "a second <num> line in the <top> block of line 1 (question 1)"),
+    ("<num> Number: 1\n<type> Type: factoid\n<type> Type: list\n<desc> Description:\nQ?\n",
+     "line 4", "a second <type> line in the <top> block of line 1 (question 1)"),
+    ("<num> Number: 1395 1396\n<desc> Description:\nQ?\n", "line 2",
+     "the <num> line holds more than a number ('1396' after 1395)"),
+])
+def test_top_block_with_two_numbers_or_types_is_refused(block, place, problem, tmp_path):
+    """A <top> block with two <num> (or <type>) lines was read with the first
+    number (the last type), and `<num> Number: 1395 1396` as question 1395:
+    two questions merged into one block lost one without a word."""
+    p = write_file(tmp_path, "q", f"<top>\n{block}</top>\n")
+    e = _err(trec_questions.read_top_questions, p)
+    assert (e.place, e.problem) == (place, problem)
+
+
+def test_top_number_line_may_close_its_tag(tmp_path):
+    p = write_file(tmp_path, "q", "<top>\n<num> Number: 7 </num>\n<desc> Description:\nQ?\n"
+                                  "</top>\n")
+    assert trec_questions.read_top_questions(p)["qid"].to_list() == ["7"]
+
+
 def test_invalid_bytes(tmp_path):
     p = write_file(tmp_path, "bad", b"1.1 runA NYT1 R x\n1.2 runA NYT1 W caf\xe9\n")
     e = _err(trec_runs.read_judged_factoid, p, "s")

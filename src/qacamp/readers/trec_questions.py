@@ -98,10 +98,23 @@ def _question(path, body: str, line: int, qtype: str, seen: dict[str, int],
         raise InputError(path, f"line {line}", "a <top> block without <num> Number: ...",
                          "give every <top> block a `<num> Number: N` line")
     qid = num.group(1)
+    at = line + body.count("\n", 0, num.start())
     if not qid:
-        raise InputError(path, f"line {line + body.count(chr(10), 0, num.start())}",
-                         "the <num> line gives no question number",
+        raise InputError(path, f"line {at}", "the <num> line gives no question number",
                          "write the number on the <num> line: `<num> Number: N`")
+    rest = body[num.end():].split("\n", 1)[0].strip()
+    if rest and rest.lower() != "</num>":  # (`<num> Number: 1395 1396`: one question, or two?)
+        raise InputError(path, f"line {at}", f"the <num> line holds more than a number "
+                         f"('{rest[:40]}' after {qid})",
+                         "write one number on the <num> line: `<num> Number: N`")
+    for tag, pattern in (("num", _NUM), ("type", _TYPE)):
+        found = list(pattern.finditer(body))
+        if len(found) > 1:  # (the second was ignored: two questions merged in one block?)
+            raise InputError(path, f"line {line + body.count(chr(10), 0, found[1].start())}",
+                             f"a second <{tag}> line in the <top> block of line {line} "
+                             f"(question {qid})",
+                             "give every question its own <top> ... </top> block, with one "
+                             f"<{tag}> line")
     kind = _TYPE.search(body)
     if kind is not None:  # TREC 2003: the block says its type
         qtype = TOP_TYPES.get(kind.group(1).lower())
