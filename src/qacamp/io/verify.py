@@ -372,10 +372,10 @@ def _moved_from(found: list, expected: list, root: Path) -> str | None:
     ``expected``'s but for that folder (an index moved or copied with its
     results), else None."""
     new = f"read_parquet('{str(root).replace(chr(39), chr(39) * 2)}/"
-    for kind, _name, sql in expected:
+    for kind, name, sql in expected:
         if kind == "view" and new in sql:
             tail = sql[sql.index(new) + len(new):]
-            match = next((s for k, n, s in found if k == "view" and n == _name), "")
+            match = next((s for k, n, s in found if k == "view" and n == name), "")
             at = match.find("read_parquet('")
             if at < 0 or not match.endswith(tail):
                 return None

@@ -129,25 +129,22 @@ def _read_csv(path: str | Path) -> Matrix:
         first = first_data_line(path)
         raise InputError(path, f"line {first[0] if first else 1}", "the unit column comes "
                          "after the runs", "put the unit ids in the first column")
-    return _bounded(path, m, lambda i, j: f"line {_numbered_rows(path)[i + 1][0]}, "
+    _bounded(path, m.values, lambda i, j: f"line {_numbered_rows(path)[i + 1][0]}, "
                                           f"column {m.runs[j]}")
-
-
-def _bounded(source, m: Matrix, place: Callable[[int, int], str]) -> Matrix:
-    """``m``, every value of magnitude at most :data:`MAX_VALUE`; else the
-    error names the first one (``place(unit index, run index)``)."""
-    big = np.abs(m.values) > MAX_VALUE
-    if big.any():
-        i, j = (int(k) for k in np.argwhere(big)[0])
-        _too_big(source, place(i, j), float(m.values[i, j]))
     return m
 
 
-def _too_big(source, place: str, value: float) -> None:
-    raise InputError(source, place, f"the value {value:g} is beyond the largest magnitude, "
-                     f"{MAX_VALUE:g} (the runs' means and the analyses' sums of squares would "
-                     "overflow)", "give the scores on a scale of at most 1e100 (e.g. rescale "
-                     "the measure)")
+def _bounded(source, values: np.ndarray, place: Callable[..., str]) -> None:
+    """Every value of magnitude at most :data:`MAX_VALUE`; else an error at
+    the first one (``place(*its index)``)."""
+    big = np.abs(values) > MAX_VALUE
+    if big.any():
+        at = tuple(int(k) for k in np.unravel_index(int(np.argmax(big)), big.shape))
+        raise InputError(source, place(*at), f"the value {float(values[at]):g} is beyond the "
+                         f"largest magnitude, {MAX_VALUE:g} (the runs' means and the "
+                         "analyses' sums of squares would overflow)",
+                         "give the scores on a scale of at most 1e100 (e.g. rescale the "
+                         "measure)")
 
 
 def _numbered_rows(path: str | Path) -> list[tuple[int, list[str]]]:
@@ -276,18 +273,15 @@ def frame_matrix(source: str | Path, df: pl.DataFrame) -> Matrix:
     _check_names(path, units, "unit id", [f"row {i + 1}, column {df.columns[0]}"
                                           for i in range(len(units))])
     values = np.column_stack([_values(path, df, r) for r in runs])
-    return _bounded(path, Matrix(tuple(units), tuple(runs), values, "wide"),
-                    lambda i, j: f"row {i + 1}, column {runs[j]}")
+    _bounded(path, values, lambda i, j: f"row {i + 1}, column {runs[j]}")
+    return Matrix(tuple(units), tuple(runs), values, "wide")
 
 
 def _long(path, df: pl.DataFrame) -> Matrix:
     keys = pl.DataFrame({"unit": _ids(path, df, "unit", "unit"),
                          "run": _ids(path, df, "run", "run")})
     value = _values(path, df, "value")
-    big = np.abs(value) > MAX_VALUE
-    if big.any():
-        row = int(np.argmax(big))
-        _too_big(path, f"row {row + 1}, column value", float(value[row]))
+    _bounded(path, value, lambda row: f"row {row + 1}, column value")
     dup = keys.select(~pl.struct("unit", "run").is_first_distinct()).to_series()
     if dup.any():
         row = int(dup.arg_max()) + 1
