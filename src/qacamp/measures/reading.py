@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
-from ..aggregate import group_agg
+from ..aggregate import group_starts, sorted_by
 from ._cite import QA4MRE
 from .record import Measure
 
@@ -62,24 +63,44 @@ def test_stats(df: pl.DataFrame, keys: Sequence[str], threshold: float = PASS_TH
                rule: str = PASS_RULE, ddof: int = STD_DDOF, value: str = "c_at_1",
                order: Sequence[str] = ()) -> pl.DataFrame:
     """Statistics of the per-test ``value`` (one row per reading test) per group
-    ``keys``; ``order`` makes the tests of a group unique (fixed summation order)."""
+    ``keys``; ``order`` makes the tests of a group unique (fixed summation order).
+
+    The rows are sorted by ``keys`` then ``order`` once, and every sum adds a
+    group's values in that order (``numpy.add.reduceat``, as
+    :func:`qacamp.aggregate.group_agg` does), so the same tests give the same
+    bits: the mean is the sum over the count of values, the standard
+    deviation the root of the summed squared deviations from that mean over
+    ``count - ddof`` (none when that is not positive)."""
     keys = list(keys)
     v = pl.col(value)
-    base = df.with_columns(v.cast(pl.Float64).alias("_v"),
-                           passes(v, threshold, rule).cast(pl.Float64).alias("_pass"))
-    agg = group_agg(base, keys, order, sums=["_pass"], means=["_v"], count="_n")
-    dev = base.join(agg.select(*keys, pl.col("_v").alias("_m")), on=keys, how="left",
-                    nulls_equal=True).with_columns(((pl.col("_v") - pl.col("_m")) ** 2).alias("_d2"))
-    ss = group_agg(dev, keys, order, sums=["_d2"])
-    med = base.group_by(keys).agg(pl.col("_v").median().alias("test_c_at_1_median"))
-    out = agg.join(ss, on=keys, how="left", nulls_equal=True).join(med, on=keys, how="left",
-                                                                    nulls_equal=True)
-    denom = pl.col("_n") - ddof
-    return out.select(
-        *keys, "test_c_at_1_median", pl.col("_v").alias("test_c_at_1_mean"),
-        pl.when(denom > 0).then((pl.col("_d2") / denom).sqrt()).otherwise(None)
-        .alias("test_c_at_1_std"),
-        pl.col("_pass").alias("tests_passed"), pl.col("_n").cast(pl.Float64).alias("tests"))
+    base = sorted_by(df.select(*keys, *[c for c in order if c not in keys],
+                               v.cast(pl.Float64).alias("_v"),
+                               passes(v, threshold, rule).cast(pl.Float64).alias("_pass")),
+                     [*keys, *order])
+    stats = ["test_c_at_1_median", "test_c_at_1_mean", "test_c_at_1_std", "tests_passed",
+             "tests"]
+    if not base.height:
+        return base.select(*keys, *[pl.lit(None, pl.Float64).alias(c) for c in stats])
+    starts = group_starts(base, keys)
+    sizes = np.diff(np.append(starts, base.height))
+    values = base.get_column("_v")
+    present = values.is_not_null().to_numpy()
+    counted = np.add.reduceat(present.astype(np.int64), starts)
+    mean = np.add.reduceat(values.fill_null(0.0).to_numpy(), starts) / np.maximum(counted, 1)
+    mean = pl.Series("_m", mean, dtype=pl.Float64).scatter(np.flatnonzero(counted == 0), None)
+    d2 = base.select(((pl.col("_v") - mean.gather(np.repeat(np.arange(len(starts)), sizes)))
+                      ** 2).alias("_d2")).to_series()
+    ss = np.add.reduceat(d2.fill_null(0.0).to_numpy(), starts)
+    passed = np.add.reduceat(base.get_column("_pass").fill_null(0.0).to_numpy(), starts)
+    median = (base.group_by(keys, maintain_order=True).agg(pl.col("_v").median())
+              if keys else base.select(pl.col("_v").median())).get_column("_v")
+    denom = sizes - ddof
+    std = pl.Series(np.sqrt(ss / np.where(denom > 0, denom, 1)), dtype=pl.Float64)
+    return base.select(keys).gather(starts).with_columns(
+        median.alias("test_c_at_1_median"), mean.alias("test_c_at_1_mean"),
+        std.scatter(np.flatnonzero(denom <= 0), None).alias("test_c_at_1_std"),
+        pl.Series(passed, dtype=pl.Float64).alias("tests_passed"),
+        pl.Series(sizes, dtype=pl.Float64).alias("tests"))
 
 
 __all__ = ["MEASURES", "PASS_THRESHOLD", "PASS_RULE", "STD_DDOF", "passes", "test_stats"]

@@ -48,7 +48,14 @@ def scored_baselines(ctx: Context) -> tuple[str, ...]:
 
 def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
     """Outcome rows of the seeded, NCA and answer-nothing baselines for the judged
-    questions ``jq`` (judgment_set, qid, question metadata; String keys)."""
+    questions ``jq`` (judgment_set, qid, question metadata; String keys); no
+    rows (the same columns) when none of them is scored here (a batch of
+    runs without them, :mod:`.batches`)."""
+    drawn = (BASELINE_SEEDED, BASELINE_NCA, BASELINE_NOTHING)
+    if not any(b in drawn for b in scored_baselines(ctx)):
+        none = pl.DataFrame(schema={"qid": pl.String, "c": pl.Boolean, "a": pl.Boolean,
+                                    "run": pl.String})
+        return _outcome_rows(jq, none)
     opt = ctx.t["options"].join(jq.select("qid").unique(), on="qid", how="semi")
     qorder = jq.select("qid", "position").unique().sort(["position", "qid"], nulls_last=True)
     k = opt.group_by("qid").agg(pl.len().alias("k"))
@@ -71,6 +78,12 @@ def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
         runs.append((BASELINE_NCA, nca))
     b = pl.concat([df.with_columns(pl.lit(name).alias("run")) for name, df in runs])
     b = b.filter(pl.col("run").is_in(list(scored_baselines(ctx))))
+    return _outcome_rows(jq, b)
+
+
+def _outcome_rows(jq: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
+    """The outcome rows of the baseline answers ``b`` (qid, c: right, a:
+    answered, run) to the questions ``jq``."""
     return jq.join(b, on="qid").with_columns(
         pl.col("position").alias("rank"), pl.col("a").alias("answered"),
         pl.when(~pl.col("a")).then(pl.lit("UE"))
