@@ -54,7 +54,8 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
     values = [*sums, *means]
     if not keys or not values:
         return _ordered(df, keys, order, sums, means, count, out_schema)
-    if all(dtype[c].is_integer() or dtype[c] == pl.Boolean for c in values):
+    integers = all(dtype[c].is_integer() or dtype[c] == pl.Boolean for c in values)
+    if integers:
         exact = pl.lit(True)  # integer columns: summed as integers, exact
     else:
         # integers whose every partial sum stays below 2**52: exact in any order
@@ -70,7 +71,7 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
             return pl.col(c).cast(pl.Int64).sum().cast(pl.Float64)
         return pl.col(c).cast(pl.Float64).sum()
 
-    agg = df.group_by(keys).agg(
+    agg = df.lazy().group_by(keys).agg(
         *[total(c) for c in sums],
         *[total(c).alias(f"_s_{c}") for c in means],
         *[pl.col(c).count().alias(f"_n_{c}") for c in means],
@@ -80,6 +81,10 @@ def group_agg(df: pl.DataFrame, keys: Sequence[str], order: Sequence[str] = (),
          .otherwise(None).alias(c) for c in means])
     if count:
         agg = agg.with_columns(pl.col("_len").alias(count))
+    if integers:  # (every group exact: one query)
+        return (agg.select(list(out_schema)).cast(out_schema)
+                .sort(keys, nulls_last=True, maintain_order=True).collect())
+    agg = agg.collect()
     inexact = agg.filter(~pl.col("_exact")).select(keys)
     parts = [agg.filter(pl.col("_exact")).select(list(out_schema)).cast(out_schema)]
     if inexact.height:  # redo these groups in the fixed order
