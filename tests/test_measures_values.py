@@ -1,5 +1,9 @@
 """Hand-computed values for every measure family (arithmetic in the comments)."""
 
+import math
+import statistics
+
+import numpy as np
 import polars as pl
 import pytest
 
@@ -165,6 +169,51 @@ def test_reading_stats():
     assert out["test_c_at_1_mean"] == pytest.approx(0.5)
     assert out["test_c_at_1_std"] == pytest.approx((0.18 / 3) ** 0.5)
     assert out["tests_passed"] == 2 and out["tests"] == 3
+
+
+def _ordered_sum(values) -> float:
+    """The sum of ``values`` in their order, as qacamp adds a group's values
+    (``numpy.add.reduceat``, :mod:`qacamp.aggregate`); a missing value adds 0."""
+    return float(np.add.reduceat(np.array([0.0 if v is None else v for v in values]), [0])[0])
+
+
+def _stats_by_hand(rows, ddof, threshold=0.5):
+    """Per group, from (group, test, value) rows: each sum over the tests in order."""
+    out = {}
+    for group in sorted({g for g, _, _ in rows}):
+        values = [v for g, _, v in sorted(rows, key=lambda r: (r[0], r[1])) if g == group]
+        present = [v for v in values if v is not None]
+        mean = _ordered_sum(values) / len(present) if present else None
+        d2 = _ordered_sum([None if v is None else (v - mean) * (v - mean) for v in values])
+        std = math.sqrt(d2 / (len(values) - ddof)) if len(values) - ddof > 0 else None
+        passed = float(sum(v >= threshold - 1e-12 for v in present))
+        out[group] = (mean, std, passed, float(len(values)))
+    return out
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_reading_stats_match_a_hand_computation_in_test_order(ddof):
+    # rows shuffled, a group of one test (no sample std), a test without a
+    # value: the sums are added in test order, whatever the row order
+    import random
+
+    rng = random.Random(7)
+    rows = [(g, t, rng.choice([0.0, 0.1, 0.2, 1 / 3, 0.5, 0.7, 0.8, 1.0]))
+            for g in ("a", "b", "c") for t in range(1, 12 if g != "c" else 2)]
+    rows.append(("b", 99, None))
+    rng.shuffle(rows)
+    df = pl.DataFrame(rows, schema={"run": pl.String, "test": pl.Int64, "c_at_1": pl.Float64},
+                      orient="row")
+    got = reading.test_stats(df, ["run"], order=["test"], ddof=ddof)
+    assert got["run"].to_list() == ["a", "b", "c"]
+    want = _stats_by_hand(rows, ddof)
+    for row in got.iter_rows(named=True):
+        mean, std, passed, n = want[row["run"]]
+        assert row["test_c_at_1_mean"] == mean  # the same bits: the same order of sums
+        assert row["test_c_at_1_std"] == std
+        assert (row["tests_passed"], row["tests"]) == (passed, n)
+        values = sorted(v for g, _, v in rows if g == row["run"] and v is not None)
+        assert row["test_c_at_1_median"] == pytest.approx(statistics.median(values), abs=1e-15)
 
 
 def test_registry_fields_and_errors():
