@@ -77,10 +77,11 @@ def test_stats(df: pl.DataFrame, keys: Sequence[str], threshold: float = PASS_TH
                                v.cast(pl.Float64).alias("_v"),
                                passes(v, threshold, rule).cast(pl.Float64).alias("_pass")),
                      [*keys, *order])
-    stats = ["test_c_at_1_median", "test_c_at_1_mean", "test_c_at_1_std", "tests_passed",
-             "tests"]
     if not base.height:
-        return base.select(*keys, *[pl.lit(None, pl.Float64).alias(c) for c in stats])
+        return base.select(keys).with_columns(
+            [pl.lit(None, pl.Float64).alias(c) for c in ("test_c_at_1_median", "test_c_at_1_mean",
+                                                          "test_c_at_1_std", "tests_passed",
+                                                          "tests")])
     starts = group_starts(base, keys)
     sizes = np.diff(np.append(starts, base.height))
     values = base.get_column("_v")
@@ -96,11 +97,11 @@ def test_stats(df: pl.DataFrame, keys: Sequence[str], threshold: float = PASS_TH
               if keys else base.select(pl.col("_v").median())).get_column("_v")
     denom = sizes - ddof
     std = pl.Series(np.sqrt(ss / np.where(denom > 0, denom, 1)), dtype=pl.Float64)
-    return base.select(keys).gather(starts).with_columns(
-        median.alias("test_c_at_1_median"), mean.alias("test_c_at_1_mean"),
-        std.scatter(np.flatnonzero(denom <= 0), None).alias("test_c_at_1_std"),
-        pl.Series(passed, dtype=pl.Float64).alias("tests_passed"),
-        pl.Series(sizes, dtype=pl.Float64).alias("tests"))
+    out = pl.DataFrame({"test_c_at_1_median": median, "test_c_at_1_mean": mean,
+                        "test_c_at_1_std": std.scatter(np.flatnonzero(denom <= 0), None),
+                        "tests_passed": pl.Series(passed, dtype=pl.Float64),
+                        "tests": pl.Series(sizes, dtype=pl.Float64)})
+    return pl.concat([base.select(keys).gather(starts), out], how="horizontal") if keys else out
 
 
 __all__ = ["MEASURES", "PASS_THRESHOLD", "PASS_RULE", "STD_DDOF", "passes", "test_stats"]
