@@ -41,6 +41,7 @@ from qacamp.reliability.design import (
     units_needed,
 )
 from qacamp.reliability.design import common as design_common
+from qacamp.reliability.design.topic_set_size import anova_power, t_test_power
 from qacamp.reliability.fits import fit_bins
 
 MATRICES = SHARED_DATA / "score-matrices"
@@ -313,6 +314,29 @@ def test_sizes_equal_statsmodels_from_small_to_large(min_diff, variance, n_runs)
     assert (t_test_size(min_diff, variance), anova_size(min_diff, variance, n_runs)) == \
         statsmodels_sizes(min_diff, variance, n_runs, 0.05, 0.80)
     assert ci_size(min_diff, variance) == hand_ci_size(min_diff, variance, 0.05)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.2])
+def test_power_is_a_probability_for_any_effect_size(alpha):
+    # SciPy's noncentral t gives NaN in its far lower tail (df 29, noncentrality
+    # 10) and both noncentral distributions give NaN for huge noncentralities;
+    # the powers stay probabilities, grow with the effect, equal the direct
+    # formula wherever that is finite, and are 1 where the tails underflow
+    effects = np.concatenate([np.linspace(0.0, 30.0, 121), np.geomspace(30.0, 1e15, 30)])
+    for n in (2, 3, 5, 30, 200, 5000):
+        crit = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1.0))
+        t_power = [t_test_power(n, e, alpha) for e in effects]
+        f_power = [anova_power(n, 4, e * e, alpha) for e in effects]
+        for p in (t_power, f_power):
+            assert all(0.0 <= x <= 1.0 for x in p), n
+            assert all(b >= a - 1e-12 for a, b in zip(p, p[1:], strict=False)), n
+        assert t_power[-1] == 1.0 and f_power[-1] == 1.0
+        for e, got in zip(effects, t_power, strict=True):
+            nc = math.sqrt(n) * e
+            direct = float(stats.nct.sf(crit, n - 1.0, nc) + stats.nct.cdf(-crit, n - 1.0, nc))
+            if math.isfinite(direct):
+                assert got == direct, (n, e)
+    assert t_test_power(30, -0.5, alpha) == t_test_power(30, 0.5, alpha)
 
 
 def test_a_published_sample_size():

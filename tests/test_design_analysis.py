@@ -197,6 +197,28 @@ def test_a_matrix_without_residual_variance_is_said_not_fatal():
     assert d.items["flag"].to_list() == ["every run right", "no run right", "every run right"]
 
 
+@pytest.mark.parametrize("runs", [2, 4])
+def test_runs_a_constant_apart_have_no_residual_variance_not_a_traceback(runs):
+    # every run is the first plus a constant: the residual is rounding noise
+    # (about 1e-17 here), said as for a constant matrix
+    base = np.random.default_rng(5).uniform(0.1, 0.9, 30)
+    m = from_wide(pl.DataFrame({f"r{i}": base + 0.1 * i for i in range(runs)}),
+                  measure="accuracy")
+    d = design_analysis(m, settings=Settings(min_diff=0.05))
+    assert all("no residual variance" in r for r in d.sizes["reason"][:5])
+
+
+def test_a_tiny_residual_gives_the_smallest_sizes():
+    # a constant apart plus noise of 1e-11: a real residual, an effect of
+    # about 1e9 standard deviations; the power is 1 from the smallest size on
+    base = np.random.default_rng(5).uniform(0.1, 0.9, 30)
+    noise = np.random.default_rng(6).normal(0.0, 1e-11, 30)
+    m = from_wide(pl.DataFrame({"a": base, "b": base + 0.1 + noise}), measure="accuracy")
+    d = design_analysis(m, settings=Settings(min_diff=0.05))
+    sizes = dict(zip(d.sizes["method"], d.sizes["n_units"], strict=True))
+    assert sizes["t-test"] == 2 and sizes["anova"] == 2 and sizes["ci"] == 2
+
+
 def test_the_curve_reaches_the_sizes_needed_within_bounds():
     assert curve_sizes(50) == list(range(1, 101))
     assert curve_sizes(50, [180]) == list(range(1, 199))  # 1.1 x 180

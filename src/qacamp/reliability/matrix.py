@@ -47,6 +47,10 @@ from ..measures import pan
 
 #: the kernels a matrix has (a measure names its own: :attr:`qacamp.measures.Measure.aggregator`)
 AGGREGATORS = ("mean", "c_at_1", "cws", "pan")
+#: a residual standard deviation at most this times the largest absolute score
+#: is rounding noise: no variance to test against (significance) or to
+#: estimate coefficients and sizes from (design)
+ROUNDING = 64 * np.finfo(np.float64).eps
 _ALIASES = {"c@1": "c_at_1", "uf": "utility", "acc": "accuracy"}
 #: (subset row x unit x run) cells per block of the PAN kernel (bounds its temporaries)
 PAN_BLOCK = 1 << 21

@@ -83,6 +83,7 @@ import polars as pl
 from ...bounds import check_option
 from ...errors import UsageError
 from ..curves import MAX_SIZE
+from ..matrix import ROUNDING
 from .common import check_values, chunk_rows
 
 COMPONENT_SCHEMA = {"component": pl.Utf8, "df": pl.Int64, "sum_squares": pl.Float64,
@@ -154,8 +155,11 @@ def two_way(values: object) -> TwoWay:
     """The ANOVA of ``values`` (``(n_units, n_runs)``, see :mod:`.common`).
 
     :class:`UsageError` when the matrix has no residual variance (every cell
-    is its run's effect plus its unit's effect exactly, e.g. a constant
-    matrix): no coefficient or size can be estimated from it."""
+    is its run's effect plus its unit's effect, e.g. a constant matrix, or
+    two runs a constant apart): no coefficient or size can be estimated from
+    it.  A residual standard deviation within :data:`~qacamp.reliability.matrix.ROUNDING` of the
+    largest absolute score is rounding noise of such a matrix, as in the
+    significance tests."""
     x = check_values(values)
     n_u, n_r = x.shape
     run_means = x.mean(axis=0)
@@ -171,7 +175,8 @@ def two_way(values: object) -> TwoWay:
         r -= shift
         ss_res += float(np.einsum("ij,ij->", r, r))
     tw = TwoWay(n_u, n_r, grand, ss_runs, ss_units, ss_res)
-    if not tw.ms_residual > 0:
+    scale = float(np.max(np.abs(x))) if x.size else 0.0
+    if not tw.ms_residual > 0 or math.sqrt(tw.ms_residual) <= ROUNDING * scale:
         raise UsageError(f"score matrix ({n_u} units x {n_r} runs): no residual variance "
                          "(every score is its run's mean plus its unit's effect exactly); "
                          "generalizability coefficients and set sizes need score matrices "

@@ -111,21 +111,36 @@ def _smallest(margin: Callable[[float], float]) -> int | None:
     return k
 
 
+#: Noncentrality parameters above which the power is 1 in float64 (the
+#: noncentral t and F tails underflow; SciPy gives NaN well beyond): the
+#: power grows with the noncentrality and is exactly 1.0 at these values for
+#: every degree of freedom and alpha of the tests
+#: (tests/test_design.py::test_power_is_a_probability_for_any_effect_size)
+MAX_T_NONCENTRALITY = 1e6
+MAX_F_NONCENTRALITY = 1e10
+
+
 def t_test_power(n: float, effect: float, alpha: float) -> float:
-    """Power of the two-sided paired t-test with ``n`` units, effect ``d``."""
+    """Power of the two-sided paired t-test with ``n`` units, effect ``d``.
+    The lower tail P(T <= -c) is taken as P(T' >= c) of the mirrored
+    noncentrality (the same value; SciPy's lower tail gives NaN where it
+    underflows)."""
     from scipy import stats
     df = n - 1.0
     crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
-    nc = math.sqrt(n) * effect
-    return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+    nc = max(-MAX_T_NONCENTRALITY, min(math.sqrt(n) * effect, MAX_T_NONCENTRALITY))
+    return float(stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc))
 
 
 def anova_power(n: float, n_runs: int, delta: float, alpha: float) -> float:
-    """Power of the one-way ANOVA F test, ``n`` units per run, ``Delta``."""
+    """Power of the one-way ANOVA F test, ``n`` units per run, ``Delta`` (no
+    difference, ``Delta`` 0: the central F's tail, alpha; SciPy's noncentral
+    F gives a negative number there)."""
     from scipy import stats
     df1, df2 = n_runs - 1.0, n_runs * (n - 1.0)
     crit = float(stats.f.ppf(1.0 - alpha, df1, df2))
-    return float(stats.ncf.sf(crit, df1, df2, n * delta))
+    nc = min(n * delta, MAX_F_NONCENTRALITY)
+    return float(stats.ncf.sf(crit, df1, df2, nc) if nc > 0 else stats.f.sf(crit, df1, df2))
 
 
 def ci_expected_width(n: float, variance_of_difference: float, alpha: float) -> float:

@@ -57,12 +57,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..matrix import ScoreMatrix
+from ..matrix import ROUNDING, ScoreMatrix
 from ..seeds import stable_hash, trial_rng
 
-#: a residual standard deviation at most this times the largest absolute value
-#: is rounding noise (no variance to test against)
-ROUNDING = 64 * np.finfo(np.float64).eps
 #: bootstrap samples of the permutation tests' percentile interval
 INTERVAL_SAMPLES = 2000
 #: (sample x unit x run) cells per block of the bootstrap kernel
