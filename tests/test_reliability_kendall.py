@@ -154,6 +154,25 @@ def test_cli_kendall_variant_option(tmp_path):
         assert (row["tied_pairs_a"], row["tied_pairs_b"]) == (2, 2)
 
 
+def test_cli_kendall_names_runs_not_in_both_and_an_undefined_tau(tmp_path, capsys):
+    x, y, z = (tmp_path / f"{n}.csv" for n in "xyz")
+    x.write_text("a,b,c,d\n0.1,0.4,0.3,0.2\n0.3,0.2,0.5,0.1\n")
+    y.write_text("a,b,c\n0.2,0.5,0.4\n0.1,0.3,0.2\n")  # no d: compared on a, b, c
+    z.write_text("a,b,c\n0.5,0.5,0.5\n0.2,0.2,0.2\n")  # every run tied
+    out = tmp_path / "k.parquet"
+    assert main(["reliability", "kendall", f"x={x}", f"y={y}", f"z={z}", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "ranking y has no score for 1 run(s) another ranking scores (d)" in err
+    assert "ranking z has no score for 1 run(s)" in err
+    assert err.count("tau is undefined") == 2  # x vs z, y vs z
+    assert "y vs z: tau is undefined, written as NaN (every pair of runs is tied" in err
+    rows = pl.read_parquet(out).rows(named=True)
+    assert [r["n_runs"] for r in rows] == [3, 3, 3]
+    assert rows[0]["tau"] == pytest.approx(stats.kendalltau([0.2, 0.3, 0.4],
+                                                            [0.15, 0.4, 0.3]).statistic)
+    assert np.isnan(rows[1]["tau"]) and np.isnan(rows[2]["tau"])
+
+
 def test_matrix_seed_does_not_depend_on_the_file_name(tmp_path):
     # without --measure the trials used to be seeded by the file's stem
     first, second = tmp_path / "web2004.csv", tmp_path / "renamed" / "other-name.csv"

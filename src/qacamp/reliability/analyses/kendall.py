@@ -24,7 +24,32 @@ def run(inputs, args) -> Result:
         j = frames[0].join(frames[1], on="run", suffix="_b").sort("run")
         out["swaps_out"] = kernel.ranking_swaps(j["score"].to_numpy(), j["score_b"].to_numpy(),
                                                 parse_grid(args.thresholds))
-    return Result(out, wrote(args, f"{table.height} pairs of rankings ({args.variant})"))
+    labels = [label for label, _ in inputs.files["rankings"]]
+    return Result(out, wrote(args, f"{table.height} pairs of rankings ({args.variant})"),
+                  _warnings(labels, [f["run"].to_list() for f in frames], table))
+
+
+def _warnings(labels: list[str], runs: list[list[str]], table: pl.DataFrame) -> list[str]:
+    """A run some rankings score and another does not (each pair of rankings
+    is compared on the runs both score), and a tau left undefined."""
+    every = set().union(*runs)
+    lines = []
+    for label, have in zip(labels, runs, strict=True):
+        missing = sorted(every - set(have))
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
+                                              if len(missing) > 5 else "")
+            lines.append(f"ranking {label} has no score for {len(missing)} run(s) another "
+                         f"ranking scores ({shown}): each pair of rankings is compared on the "
+                         "runs both score (check the run names)")
+    for row in table.filter(pl.col("tau").is_nan()).iter_rows(named=True):
+        pair = f"{row['ranking_a']} vs {row['ranking_b']}"
+        n, pairs = row["n_runs"], row["n_runs"] * (row["n_runs"] - 1) // 2
+        why = (f"they share {n} run(s), tau needs 2" if n < 2 else
+               "every pair of runs is tied in one of them (0/0)"
+               if pairs in (row["tied_pairs_a"], row["tied_pairs_b"]) else "no pair to compare")
+        lines.append(f"{pair}: tau is undefined, written as NaN ({why})")
+    return lines
 
 
 ANALYSIS = Analysis(
