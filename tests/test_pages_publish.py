@@ -201,6 +201,20 @@ def test_stability_margin_is_absolute_for_negative_scores():
         [(0.03, 0.0, 0.0), (0.05, 1.0, 0.0)]
 
 
+@pytest.mark.parametrize(("right_x", "right_y", "n", "f"), [(10, 9, 20, 0.1), (25, 24, 40, 0.04)])
+def test_a_difference_equal_to_the_margin_is_a_win(right_x, right_y, n, f):
+    # accuracies 0.50 vs 0.45 at f = 0.1, 0.625 vs 0.600 at f = 0.04: the
+    # difference is the margin exactly (the first rounds to 0.04999999999999999,
+    # below the margin's 0.05); |d| < margin is false, a win for x every trial.
+    # A margin a little larger makes it a tie.
+    values = np.zeros((n, 2))
+    values[:right_x, 0], values[:right_y, 1] = 1.0, 1.0
+    m = ScoreMatrix(tuple(f"q{i}" for i in range(n)), ("x", "y"), "mean", values=values,
+                    measure="accuracy")
+    rows = stability(m, n, 3, seed=1, fuzz=[f, f * 1.001]).sort("fuzziness").to_dicts()
+    assert [(r["prop_ties"], r["error_rate"]) for r in rows] == [(0.0, 0.0), (1.0, 0.0)]
+
+
 def test_relative_difference_is_left_empty_for_a_negative_best_score():
     m = ScoreMatrix(tuple(f"q{i}" for i in range(20)), tuple("abcdefghijkl"), "mean",
                     values=np.tile(-0.1 - 0.05 * np.arange(12), (20, 1)), measure="utility")

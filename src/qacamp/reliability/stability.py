@@ -3,7 +3,10 @@
 For each trial draw one subset of ``size`` units and score every run.  For a
 pair (x, y) and fuzziness ``f``: margin = ``f * max(M(x), M(y))``; the trial
 is a tie if ``|M(x) - M(y)| < |margin|`` (or the scores are equal, which
-matters only when both are 0 and the margin is 0), otherwise a win for the
+matters only when both are 0 and the margin is 0; a difference within
+``TIE_TOLERANCE``, 1e-12, of the margin is taken as equal to it, so that
+0.50 against 0.45 at f = 0.1 is a win however the subtraction rounds, as
+float noise in a difference is a tie), otherwise a win for the
 higher run.  The absolute value is the c@1 paper's own ("if(|M(x,Qi) -
 M(y,Qi)| < |margin|)", Figure 1), and it is what keeps the definition
 meaningful for a measure that can be negative, as UF (utility), which the
@@ -83,7 +86,8 @@ def stability_counts(matrix: ScoreMatrix, size: int, trials: int, seed: int = 0,
         d = sx - sy
         d = np.where(np.abs(d) < TIE_TOLERANCE, 0.0, d)
         margin = np.abs(f[:, None, None] * np.maximum(sx, sy)[None])  # (F, T, P)
-        tie = (np.abs(d)[None] < margin) | (d == 0)[None]
+        # (a difference within the tolerance of the margin is the margin: a win)
+        tie = (np.abs(d)[None] < margin - TIE_TOLERANCE) | (d == 0)[None]
         wins_x = (~tie & (d > 0)[None]).sum(axis=1)
         wins_y = (~tie & (d < 0)[None]).sum(axis=1)
         ties = tie.sum(axis=1)
