@@ -105,8 +105,21 @@ def test_unknown_key_is_rejected_with_its_name():
 
 def test_unknown_key_run_names_campaign_key_and_allowed_keys():
     msg = one_line_error({"campaigns": {"mine": campaign(run="x.tsv")}})
-    assert msg == ("config key 'campaigns.mine': unknown key 'run'. "
-                   "Fix: allowed here: kind, min_coverage, preset, questions, reliability, report, runs, title"), msg
+    assert msg == ("config key 'campaigns.mine': unknown key 'run'. Fix: did you mean 'runs'? "
+                   "allowed here: kind, min_coverage, preset, questions, reliability, report, runs, title"), msg
+
+
+@pytest.mark.parametrize(("spec", "typo", "key"), [
+    ({"kind": "trec-factoid", "questions": "q.txt", "judgment_sets": {"a": "j/*"}},
+     "judgement_sets", "judgment_sets"),
+    ({"kind": "clef-qa", "questions": "q.tsv", "runs": "r/*.tsv"}, "run", "runs")])
+def test_a_misspelt_required_key_is_named_not_the_key_it_was_meant_to_be(spec, typo, key):
+    # the misspelt key is unknown and the one meant is missing: the first
+    # names the mistake, the second does not
+    spec = dict(spec)
+    spec[typo] = spec.pop(key)
+    msg = one_line_error({"campaigns": {"mine": spec}})
+    assert f"unknown key '{typo}'. Fix: did you mean '{key}'?" in msg, msg
 
 
 @pytest.mark.parametrize("mutate, key, words", [

@@ -74,6 +74,12 @@ def test_series_campaign_uses_full_series_count(demo):
     assert dropped.height >= 1
 
 
+def test_the_significance_sentence_docs_reliability_quotes(demo):
+    page = (demo / "trec2004/report.html").read_text(encoding="utf-8")
+    assert ("With randomised Tukey HSD over 63 runs and 1,000 permutations (64 series), "
+            "974 of the 1,953 pairs differ significantly at alpha 0.05 in series score.") in page
+
+
 def test_run_tables_show_the_scores(demo):
     runs = pl.read_parquet(demo / "trec2002/scores/runs.parquet").filter(
         (pl.col("scope") == "all") & (pl.col("judgment_set") == "adjudicated"))

@@ -132,8 +132,8 @@ def test_rerun_is_a_noop_and_a_changed_judgment_reruns_dependents(own_campaign):
     assert (own_campaign / "results/mine/manifest.json").read_text() != before
 
 
-@pytest.mark.parametrize("key", ["shards_typo", "run"])
-def test_config_error_names_the_key_in_one_line(tmp_path, key):
+@pytest.mark.parametrize(("key", "hint"), [("shards_typo", ""), ("run", "did you mean 'runs'? ")])
+def test_config_error_names_the_key_in_one_line(tmp_path, key, hint):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"campaigns": {"x": {"kind": "clef-qa", "questions": "q.tsv",
                                                        "runs": "r/*.tsv", key: 3}}}))
@@ -141,8 +141,8 @@ def test_config_error_names_the_key_in_one_line(tmp_path, key):
     assert res.returncode != 0
     assert error_lines(res) == [
         f"qacamp: config key 'campaigns.x': unknown key '{key}'. "
-        "Fix: allowed here: kind, min_coverage, preset, questions, reliability, report, runs, "
-        "title"], res.stderr
+        f"Fix: {hint}allowed here: kind, min_coverage, preset, questions, reliability, report, "
+        "runs, title"], res.stderr
     assert not (tmp_path / "results").exists()
 
 

@@ -7,6 +7,7 @@ workflow config are :mod:`qacamp.plan`'s.  It imports nothing heavy.
 from __future__ import annotations
 
 import copy
+import difflib
 import glob
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,9 @@ def _describe(error) -> tuple[str, str, str]:
         allowed = sorted(error.schema.get("properties", {}))
         unknown = sorted(k for k in inst if k not in allowed)
         name = unknown[0] if unknown else "?"
-        return key, f"unknown key {name!r}", "allowed here: " + ", ".join(allowed)
+        close = difflib.get_close_matches(name, allowed, n=1) if unknown else []
+        return key, f"unknown key {name!r}", \
+            (f"did you mean {close[0]!r}? " if close else "") + "allowed here: " + ", ".join(allowed)
     if kind == "required" and isinstance(inst, dict):
         missing = [k for k in value if k not in inst]
         return key, f"missing required key {missing[0]!r}" if missing else error.message, \
@@ -162,5 +165,8 @@ def schema_error(config: dict, schema: dict) -> ConfigError | None:
     defaults in place) as a :class:`ConfigError` naming the key; None when valid."""
     from jsonschema.exceptions import best_match
 
-    error = best_match(_validator(schema).iter_errors(config))
+    errors = list(_validator(schema).iter_errors(config))
+    # a misspelt key is named before the required key it was meant to be
+    unknown = [e for e in errors if e.validator == "additionalProperties"]
+    error = best_match(unknown or errors)
     return None if error is None else ConfigError(*_describe(error))
