@@ -249,7 +249,20 @@ def test_alpha_is_bounded_to_a_statable_permutation_resolution(alpha):
 def test_the_smallest_alpha_states_its_permutations():
     m = values_matrix(np.random.default_rng(1).random((8, 4)))
     _, s = significance_test(m, "randomisation", 100, alpha=1e-6)
-    assert s["warning"][0].endswith("use at least 6,000,000 permutations")
+    assert "use at least 6,000,000 permutations" in s["warning"][0]
+
+
+@pytest.mark.parametrize(("test", "alpha", "said"), [
+    ("randomisation", 1e-4, True), ("tukey-hsd", 2e-4, True),
+    ("randomisation", 1e-3, False), ("t-test", 1e-4, False)])
+def test_an_interval_the_bootstrap_cannot_resolve_says_its_level(test, alpha, said):
+    # 2,000 samples: k = floor(2001 alpha / 2) is 0 below alpha 1/1000.5, and
+    # the percentile interval is then the smallest to the largest difference
+    m = values_matrix(np.random.default_rng(1).random((8, 4)))
+    _, s = significance_test(m, test, None if test == "t-test" else 100, alpha=alpha)
+    text = s["warning"][0] or ""
+    assert ("the intervals' level is about 0.9990, not " in text) is said, text
+    assert s["ci_level"][0] == 1.0 - alpha
 
 
 @pytest.mark.parametrize("alpha", ["5e-324", "1e-300"])

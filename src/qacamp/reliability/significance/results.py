@@ -61,6 +61,7 @@ from .wording import (
     MIN_ALPHA,
     effect_method,
     interval_method,
+    interval_warning,
     min_p,
     no_variance_warning,
     resolution_warning,
@@ -284,7 +285,7 @@ def _frames(measure: str, test: str, runs_a, runs_b, statistic, d, p, correction
     f_missing = f is not None and not math.isfinite(f)
     warning = "; ".join(w for w in (
         resolution_warning(test, correction, permutations, exact, n, alpha),
-        no_variance_warning(test, flat, f_missing)) if w)
+        no_variance_warning(test, flat, f_missing), interval_warning(test, alpha)) if w)
     summary = pl.DataFrame([{
         "measure": measure, "test": test, "correction": correction, "alpha": alpha,
         "permutations": permutations, "n_runs": n_runs, "n_units": n_units, "pairs": n,

@@ -51,6 +51,18 @@ def no_variance_warning(test: str, flat: int, f_missing: bool = False) -> str:
             "randomisation test can")
 
 
+def interval_warning(test: str, alpha: float) -> str:
+    """The percentile interval's level when :data:`INTERVAL_SAMPLES` cannot
+    reach 1 - alpha: with ``floor((B + 1) alpha / 2) < 1`` its bounds are the
+    smallest and largest differences drawn, a level of about 1 - 2 / (B + 1)."""
+    if not TESTS[test].resampling or math.floor((INTERVAL_SAMPLES + 1) * alpha / 2) >= 1:
+        return ""
+    reach = 1.0 - 2.0 / (INTERVAL_SAMPLES + 1)
+    return (f"the intervals' level is about {reach:.4f}, not {1.0 - alpha:g}: "
+            f"{INTERVAL_SAMPLES:,} bootstrap samples cannot resolve alpha {alpha:g}, and "
+            "each interval is the smallest to the largest difference drawn")
+
+
 def interval_method(test: str) -> str:
     t = TESTS[test]
     if t.resampling:
