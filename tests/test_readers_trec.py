@@ -46,6 +46,17 @@ def test_series_xml_entities_decoded():
 
 
 @needs_data
+def test_a_2002_question_file_given_as_series_xml_is_named_as_such():
+    # the real TREC 2002 <top> file (not XML) where a series campaign wants XML
+    with pytest.raises(InputError) as err:
+        trec_questions.read_series_xml(TREC / "trec11questions")
+    assert str(err.value) == (
+        f"{TREC / 'trec11questions'}: line 1: a TREC 2002-2003 question file (<top> blocks), "
+        "not the question-series XML of TREC 2004-2007. Fix: give the series campaign its XML "
+        "file (<trecqa> with <target> elements), or read this file with kind trec-factoid")
+
+
+@needs_data
 def test_top_questions_real():
     q = trec_questions.read_top_questions(TREC / "trec11questions")
     assert q.height == 500

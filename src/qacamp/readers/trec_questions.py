@@ -31,7 +31,7 @@ import polars as pl
 
 from ..errors import InputError, UsageError
 from ..tables import conform
-from ._text import read_lines
+from ._text import read_bytes, read_lines
 from ._words import end_of_file, norm_space
 from ._xml import describe, parse_xml
 
@@ -145,9 +145,24 @@ def _bad(path, text: str, offset: int, problem: str) -> InputError:
                       "every question must be a <top> ... </top> block")
 
 
+#: The start of a TREC 2002-2003 question block (a line ``<top>``).
+_TOP_LINE = re.compile(rb"^[ \t]*<top>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+
+
 def read_series_xml(path: str | Path) -> pl.DataFrame:
-    """Read a TREC 2004-2007 series XML file into ``questions`` (series = target id)."""
-    root = parse_xml(path)
+    """Read a TREC 2004-2007 series XML file into ``questions`` (series = target id).
+    A TREC 2002-2003 question file (``<top>`` blocks, not XML) is named as such."""
+    try:
+        root = parse_xml(path)
+    except InputError:
+        top = _TOP_LINE.search(read_bytes(path))
+        if top is None:
+            raise
+        line = read_bytes(path).count(b"\n", 0, top.start()) + 1
+        raise InputError(path, f"line {line}", "a TREC 2002-2003 question file (<top> blocks), "
+                         "not the question-series XML of TREC 2004-2007",
+                         "give the series campaign its XML file (<trecqa> with <target> "
+                         "elements), or read this file with kind trec-factoid") from None
     rows = []
     seen: set[str] = set()
     targets = list(root.iter("target"))
