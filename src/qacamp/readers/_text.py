@@ -30,6 +30,7 @@ score matrices) parse each batch.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -115,7 +116,7 @@ def _chunks(path: Path, text: bool) -> Iterator[bytes]:
     """The chunks of ``path``'s (decompressed) bytes, each yielded once every
     limit has been checked on it (:func:`read_bytes` describes the errors)."""
     fd = _open_regular(path)
-    done = 0
+    done, end = 0, None
     gz = path.suffix == ".gz"
     try:
         with os.fdopen(fd, "rb") as raw:
@@ -131,7 +132,15 @@ def _chunks(path: Path, text: bool) -> Iterator[bytes]:
                     raise
     except InputError:
         raise
-    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
+    except EOFError as exc:  # (a gzip stream without its end: cut short, or damaged)
+        with contextlib.suppress(OSError):
+            end = path.stat().st_size
+        raise InputError(path, f"byte {end} (end of file)" if end is not None else "end of file",
+                         "cannot read the file: its gzip data ends "
+                         f"before the end marker, after {done:,} bytes of text (the file is "
+                         f"cut short or damaged: {exc})",
+                         "give the complete file (copy or download it again)") from exc
+    except (gzip.BadGzipFile, zlib.error, OSError) as exc:
         raise InputError(path, f"byte {done}", f"cannot read the file ({exc})",
                          "check that the file is readable and, if it ends in .gz, "
                          "a complete gzip file") from exc
