@@ -351,8 +351,9 @@ def duckdb_problem(db: Path, rec: Record, root: Path) -> str | None:
         with duckdb.connect(":memory:") as want:
             duckdb_views(want, views)
             expected = want.execute(_CATALOG).fetchall()
-    except duckdb.Error:
-        return "a Parquet file it indexes is missing"
+    except duckdb.Error as exc:
+        return ("a Parquet file it indexes is missing or not Parquet that DuckDB can read "
+                f"({' '.join(str(exc).split())[:80]})")
     try:
         with duckdb.connect(str(db), read_only=True) as con:
             found = con.execute(_CATALOG).fetchall()
