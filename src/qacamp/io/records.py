@@ -184,11 +184,8 @@ def iter_records(folder: str | Path):
 
 
 def input_key(path: str | Path, root: str | Path) -> str:
-    """An input as a record names it: relative to ``root`` if given relative,
-    or if it is qacamp's own output (its folder, or the folder it is, holds
-    the marker: an intermediate of the same results, which move or are copied
-    with them); a raw input given by absolute path stays absolute."""
-    if os.path.isabs(path) and not (is_marked(path) or is_marked(os.path.dirname(path))):
+    """An input as a record names it: relative to ``root`` if given relative."""
+    if os.path.isabs(path):
         return os.path.normpath(path)
     return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
 
