@@ -247,6 +247,41 @@ def test_verify_names_the_index_of_a_copied_folder_and_how_to_rebuild_it(tmp_pat
     assert main(["verify", str(copy)]) == 0
 
 
+def test_a_copy_of_results_written_to_an_absolute_outdir_is_checked_against_the_original(
+        tmp_path, capsys):
+    """What docs/results.md says of an absolute outdir: the records name the
+    intermediates by absolute path, so `qacamp verify` of a copy finds a
+    changed table of the copy but checks the copy's scores against the
+    original's tables (nothing stale); a relative outdir has no such limit
+    (test_hostile_damage.py::test_verify_names_changed_and_stale_files)."""
+    import json
+
+    truth = tmp_path / "raw" / "truth.jsonl"
+    answers = tmp_path / "raw" / "team" / "answers.jsonl"
+    answers.parent.mkdir(parents=True)
+    truth.write_text('{"id": "1", "same": true}\n{"id": "2", "same": false}\n')
+    answers.write_text('{"id": "1", "value": 0.9}\n{"id": "2", "value": 0.2}\n')
+    campaign = {"kind": "pan", "truth": str(truth), "answers": str(answers)}
+    c = (tmp_path / "res" / "camp").resolve()
+    assert main(["ingest", "--campaign-json", json.dumps(campaign), "--name", "camp",
+                 "--out", str(c / "ingest")]) == 0
+    assert main(["score", "--ingest", str(c / "ingest"), "--out", str(c / "scores")]) == 0
+    record = json.loads((c / "scores" / ".qacamp-output" / "runs.parquet.json").read_text())
+    assert str(c / "ingest" / "responses.parquet") in record["inputs"], record["inputs"]
+    ingest = json.loads((c / "ingest" / ".qacamp-output" / "responses.parquet.json").read_text())
+    assert str(truth) in ingest["inputs"], ingest["inputs"]  # a raw input: absolute
+    copy = tmp_path / "copy" / "camp"
+    shutil.copytree(c, copy)
+    with (copy / "ingest" / "questions.parquet").open("ab") as f:
+        f.write(b"x")
+    capsys.readouterr()
+    assert main(["verify", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"changed: {copy}/ingest/questions.parquet" in out, out
+    assert "0 stale" in out and f"{copy}/scores" not in out, out
+    assert main(["verify", str(c)]) == 0  # the original untouched
+
+
 def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
     """An OS error while ingest renames its files into place is the project's
     error naming the file, not a traceback; nothing is left (no folder, no
