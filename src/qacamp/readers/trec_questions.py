@@ -155,10 +155,11 @@ def read_series_xml(path: str | Path) -> pl.DataFrame:
     try:
         root = parse_xml(path)
     except InputError:
-        top = _TOP_LINE.search(read_bytes(path))
+        data = read_bytes(path)
+        top = _TOP_LINE.search(data)
         if top is None:
             raise
-        line = read_bytes(path).count(b"\n", 0, top.start()) + 1
+        line = data.count(b"\n", 0, top.start()) + 1
         raise InputError(path, f"line {line}", "a TREC 2002-2003 question file (<top> blocks), "
                          "not the question-series XML of TREC 2004-2007",
                          "give the series campaign its XML file (<trecqa> with <target> "

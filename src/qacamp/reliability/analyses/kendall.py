@@ -44,10 +44,9 @@ def _warnings(labels: list[str], runs: list[list[str]], table: pl.DataFrame) -> 
                          "runs both score (check the run names)")
     for row in table.filter(pl.col("tau").is_nan()).iter_rows(named=True):
         pair = f"{row['ranking_a']} vs {row['ranking_b']}"
-        n, pairs = row["n_runs"], row["n_runs"] * (row["n_runs"] - 1) // 2
+        n = row["n_runs"]  # (2 runs or more: NaN only from tau_b's 0/0)
         why = (f"they share {n} run(s), tau needs 2" if n < 2 else
-               "every pair of runs is tied in one of them (0/0)"
-               if pairs in (row["tied_pairs_a"], row["tied_pairs_b"]) else "no pair to compare")
+               "every pair of runs is tied in one of them (0/0)")
         lines.append(f"{pair}: tau is undefined, written as NaN ({why})")
     return lines
 
