@@ -161,6 +161,40 @@ def test_row_groups_of_sorted_and_read_in_order_pieces():
     assert sink.getvalue() == parquet_bytes(df.head(0))
 
 
+def test_a_bucket_is_a_leading_part_of_its_tables_sort_keys():
+    """A bucket's rows are sorted on the keys after its own (equal in it):
+    the whole sort only when a bucket's keys lead the table's."""
+    from qacamp.ingest.accumulator import BUCKETS
+
+    for name, bucket in BUCKETS.items():
+        assert tables.SORT_KEYS[name][:len(bucket)] == bucket, name
+
+
+def test_spilled_frames_of_one_or_several_buckets_give_the_canonical_order():
+    """Frames of one run, of several runs interleaved, and with a null key,
+    spilled and read back bucket by bucket: the table's canonical order
+    (a stable sort of the rows as read), for judgments too (two key columns)."""
+    from qacamp.ingest.accumulator import _Spilled
+
+    frames = [
+        pl.DataFrame({"judgment_set": ["b"] * 3, "run": ["r2"] * 3, "qid": ["9", "1", "5"]}),
+        pl.DataFrame({"judgment_set": ["a", "b", "a", "b", None],
+                      "run": ["r1", "r2", "r1", "r1", "r1"], "qid": ["7", "3", "2", "1", "4"]}),
+        pl.DataFrame({"judgment_set": ["a"] * 2, "run": ["r1"] * 2, "qid": ["0", "7"]}),
+    ]
+    frames = [tables.conform("judgments", f.with_columns(pl.lit(1).alias("item"),
+                                                         pl.lit("R").alias("judgment")))
+              for f in frames]
+    with spilling() as spill:
+        spilled = _Spilled("judgments", spill)
+        for f in frames:
+            spilled.add(f)
+        parts, one_chunk = list(spilled.pieces(ROW_GROUP)), not spilled.ordered
+        got = pl.from_arrow(pa.concat_tables(parts))
+    assert one_chunk and len(parts) == 4  # (a, r1), (b, r1), (b, r2), (null, r1)
+    assert got.equals(tables.canonical_order("judgments", pl.concat(frames)))
+
+
 def test_rows_left_after_a_row_group_hold_only_their_own_bytes():
     """After a row group is written, the rows left for the next one are a
     copy: a slice would keep every part they came from in memory."""

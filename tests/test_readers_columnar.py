@@ -99,7 +99,9 @@ def test_batches_hold_whole_lines_and_stay_bounded(tmp_path, monkeypatch):
     line = b"1.1 runA D R " + b"x" * 87 + b"\n"  # 100 bytes
     p = tmp_path / "run"
     p.write_bytes(line * 105 + b"1.1 runA D R last")
-    batches = list(_text._batches(p))
+    pairs = list(_text._batches(p))
+    batches = [batch for batch, _ in pairs]
+    assert [feeds for _, feeds in pairs] == [batch.count(b"\n") for batch in batches]
     assert b"".join(batches) == p.read_bytes()
     assert all(b.endswith(b"\n") for b in batches[:-1])
     # a batch closes at the first line end past BATCH_BYTES (read chunks are

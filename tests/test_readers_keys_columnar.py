@@ -292,6 +292,24 @@ def test_batches_hold_the_lines_data_lines_yields(tmp_path):
     assert _text.first_data_line(tmp_path / "f") == (1, "a")
 
 
+
+@pytest.mark.parametrize("comments", [True, False])
+def test_a_line_is_dropped_exactly_when_python_strips_it_to_nothing_or_a_comment(comments):
+    """The batches' filter of blank and comment lines (a look at each line's
+    start) keeps exactly the lines Python's ``str.strip`` leaves non-empty
+    (and, with comments, not starting with ``#``): 200,000 random lines of
+    every white-space character, ``#``, letters and a line separator."""
+    rng = random.Random(7)
+    alphabet = [*_text.PY_SPACE, "#", "a", "é", "\u2028x"]
+    lines = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+             for _ in range(200_000)]
+    frame = pl.DataFrame({"line_no": range(len(lines)), "line": lines})
+    want = [line for line in lines
+            if line.strip() and not (comments and line.strip().startswith("#"))]
+    got = _text._data_rows(frame, comments)["line"].to_list()
+    assert got == want
+    assert 0 < len(want) < len(lines)
+
 def test_polars_reads_plain_decimals_as_python_does():
     """Pyramid weights and matrix cells in plain decimal form are converted by
     polars; the bits are Python's ``float`` on random and hard cases (halfway

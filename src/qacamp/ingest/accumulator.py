@@ -62,14 +62,17 @@ class _Spilled:
             edge = df.select(self.keys).head(1)
             self.ordered = is_ordered(df, self.keys) and (
                 self.last is None or is_ordered(pl.concat([self.last, edge]), self.keys))
-        self.last = df.select(self.keys).tail(1)
+            self.last = df.select(self.keys).tail(1)  # (needed while the rows are in order)
         self.rows += df.height
         handle = self.spill.put(df)
         self.frames.append(handle)
         self.whole.append(whole)
-        keys = df.select(self.bucket).unique(maintain_order=True)
-        if keys.height == 1:
-            self.buckets.setdefault(keys.row(0), []).append(handle)
+        # (one bucket: each key column equal to its first value, nulls alike)
+        *key, one = df.select(*(pl.col(c).first() for c in self.bucket), pl.all_horizontal(
+            pl.col(c).eq_missing(pl.col(c).first()).all() for c in self.bucket).alias("_one")
+        ).row(0)
+        if one:
+            self.buckets.setdefault(tuple(key), []).append(handle)
             return
         for key, part in df.partition_by(self.bucket, maintain_order=True,
                                          as_dict=True).items():
@@ -95,7 +98,8 @@ class _Spilled:
 
     def _bucket(self, key: tuple) -> pa.Table:
         rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
-        return rows.sort(self.keys, nulls_last=True, maintain_order=True).to_arrow()
+        return rows.sort(self.keys[len(self.bucket):], nulls_last=True, maintain_order=True,
+                         multithreaded=False).to_arrow()
 
     def _as_read(self, row_group: int) -> Iterator[pa.Table]:
         """The frames in read order, each in its own chunks, but the parts of one
@@ -190,7 +194,7 @@ class Acc:
     def _add(self, name: str, df: pl.DataFrame, whole: int | None = None) -> None:
         if name in BUCKETS and df.height:
             conformed = conform(name, df)
-            if name == "judgments":
+            if name == "judgments" and conformed["distinct"].null_count() < conformed.height:
                 self.marked_parts.append(conformed.filter(
                     (pl.col("judgment") == "R") & pl.col("distinct").fill_null(False))
                     .select(_MARKED))

@@ -77,18 +77,20 @@ def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str
     cols = names + ([rest] if rest else [])
     line = pl.col("line")
     split = line.str.splitn(" ", len(cols)).struct.rename_fields(cols)
-    df = df.with_columns(line.str.contains(simple).alias("_simple"))
-    if df["_simple"].all():
+    if df.select(line.str.contains(simple).all()).item():
+        # (every line has its fields: none is null, and the rest of a line
+        # without one is null, made empty)
         out = df.select("line_no", split.struct.unnest())
-    else:
-        simple_line = pl.when(pl.col("_simple")).then(line)
-        out = df.select(
-            "line_no", simple_line.str.splitn(" ", len(cols)).struct.rename_fields(cols)
-            .alias("_split"), pl.when(pl.col("_simple")).then(None).otherwise(line)
-            .str.extract_groups(pattern).struct.rename_fields(cols).alias("_regex"),
-        ).select("line_no", *(pl.coalesce(pl.col("_split").struct.field(c),
-                                          pl.col("_regex").struct.field(c)).alias(c)
-                              for c in cols))
+        return out.with_columns(pl.col(rest).str.strip_chars().fill_null("")) if rest else out
+    is_simple = line.str.contains(simple)
+    out = df.select(
+        "line_no", pl.when(is_simple).then(line).str.splitn(" ", len(cols))
+        .struct.rename_fields(cols).alias("_split"),
+        pl.when(is_simple).then(None).otherwise(line)
+        .str.extract_groups(pattern).struct.rename_fields(cols).alias("_regex"),
+    ).select("line_no", *(pl.coalesce(pl.col("_split").struct.field(c),
+                                      pl.col("_regex").struct.field(c)).alias(c)
+                          for c in cols))
     if rest:  # (the regex strips the rest of the line; the split on spaces does not)
         out = out.with_columns(pl.col(rest).str.strip_chars())
     bad = first_line(out, pl.col(names[0]).is_null())

@@ -100,7 +100,7 @@ def read_bytes(path: str | Path, text: bool = True) -> bytearray:
     """
     path = Path(path)
     data = bytearray()
-    for chunk in _chunks(path, text):
+    for chunk, _lines in _chunks(path, text):
         data += chunk
     if not data or data.isspace():  # (isspace: no copy of a large buffer)
         raise _empty(path)
@@ -112,9 +112,10 @@ def _empty(path: Path) -> InputError:
                       "give the file its content, or remove it from the config")
 
 
-def _chunks(path: Path, text: bool) -> Iterator[bytes]:
+def _chunks(path: Path, text: bool) -> Iterator[tuple[bytes, int]]:
     """The chunks of ``path``'s (decompressed) bytes, each yielded once every
-    limit has been checked on it (:func:`read_bytes` describes the errors)."""
+    limit has been checked on it (:func:`read_bytes` describes the errors),
+    with the line feeds in it (a ``text`` file's; else 0)."""
     fd = _open_regular(path)
     done, end = 0, None
     gz = path.suffix == ".gz"
@@ -123,9 +124,9 @@ def _chunks(path: Path, text: bool) -> Iterator[bytes]:
             stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
             with stream:
                 try:
-                    for chunk in _limited(stream, path, text):
+                    for chunk, lines in _limited(stream, path, text):
                         done += len(chunk)
-                        yield chunk
+                        yield chunk, lines
                 except InputError as limit:
                     if gz:
                         _check_gzip_rest(stream, path, done, limit)
@@ -165,8 +166,9 @@ def _check_gzip_rest(stream, path: Path, done: int, limit: InputError) -> None:
                          ) from exc
 
 
-def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:
-    """``stream``'s bytes chunk by chunk, checking the limits on each chunk.
+def _limited(stream, path: Path, text: bool) -> Iterator[tuple[bytes, int]]:
+    """``stream``'s bytes chunk by chunk, checking the limits on each chunk;
+    with each chunk, its line feeds when ``text`` (counted once, here), else 0.
 
     A chunk is never longer than the line limit, so a line crossing the limit
     always reaches past a chunk boundary, where ``open_line`` (the bytes of the
@@ -182,6 +184,7 @@ def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:
                              f"the file is larger than {MAX_FILE_BYTES} bytes (the limit)",
                              "split the file (e.g. one file per run)")
         total += len(chunk)
+        feeds = 0
         if text:
             first = chunk.find(b"\n")
             if first < 0:
@@ -189,7 +192,8 @@ def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:
             elif open_line + first > MAX_LINE_BYTES:
                 open_line += first
             else:
-                lines += chunk.count(b"\n")
+                feeds = chunk.count(b"\n")
+                lines += feeds
                 open_line = len(chunk) - chunk.rfind(b"\n") - 1
                 if lines > MAX_LINES:
                     raise InputError(path, f"line {MAX_LINES + 1}",
@@ -198,7 +202,7 @@ def _limited(stream, path: Path, text: bool) -> Iterator[bytes]:
                                      "it is not mostly blank lines")
             if open_line > MAX_LINE_BYTES:
                 raise _long_line(path, lines + 1)
-        yield chunk
+        yield chunk, feeds
 
 
 def _long_line(path: str | Path, line: int) -> InputError:
@@ -282,12 +286,17 @@ U+001C-U+001F.  Columnar readers strip with these so that a line is blank, a
 comment or a field exactly when the line readers say so."""
 
 
+_SPACES = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in PY_SPACE) + "]*"
+#: A line that is blank, or a comment, once stripped as Python's ``str.strip`` strips.
+_BLANK = "^" + _SPACES + "$"
+_BLANK_OR_COMMENT = "^" + _SPACES + "(?:#|$)"
+
+
 def _data_rows(df: pl.DataFrame, comments: bool = True) -> pl.DataFrame:
     """The rows that :func:`data_lines` yields (blank and comment lines as
-    Python's ``str.strip`` sees them)."""
-    stripped = pl.col("line").str.strip_chars(PY_SPACE)
-    return df.filter((stripped != "") & ~stripped.str.starts_with("#")) if comments \
-        else df.filter(stripped != "")
+    Python's ``str.strip`` sees them: white space up to the end, or to a ``#``;
+    one look at each line's start, no stripped copy of it)."""
+    return df.filter(~pl.col("line").str.contains(_BLANK_OR_COMMENT if comments else _BLANK))
 
 
 _SINGLE_BREAKS = (b"\r", b"\v", b"\f", b"\x1c", b"\x1d", b"\x1e")
@@ -312,10 +321,9 @@ def scan_lines(path: str | Path, parse: Callable[[pl.DataFrame], pl.DataFrame] |
     decode_err = break_err = parse_err = None
     frames: list[pl.DataFrame] = []
     line0, blank, first = 1, True, True
-    for batch in _batches(Path(path)):
+    for batch, lines in _batches(Path(path)):
         if blank and not batch.isspace():
             blank = False
-        lines = batch.count(b"\n")
         start, line0 = line0, line0 + lines
         if first:
             first = False
@@ -369,24 +377,26 @@ def first_data_line(path: str | Path) -> tuple[int, str] | None:
     return (int(frames[0]["line_no"][0]), frames[0]["line"][0]) if frames else None
 
 
-def _batches(path: Path) -> Iterator[bytes]:
-    """``path``'s bytes in batches of whole lines: a batch closes at the end of
-    the first read chunk that brings it to :data:`BATCH_BYTES` bytes or
-    :data:`BATCH_LINES` lines (so a file of blank lines is not read as
-    millions of rows at once)."""
+def _batches(path: Path) -> Iterator[tuple[bytes, int]]:
+    """``path``'s bytes in batches of whole lines, each with its line feeds: a
+    batch closes at the end of the first read chunk that brings it to
+    :data:`BATCH_BYTES` bytes or :data:`BATCH_LINES` lines (so a file of
+    blank lines is not read as millions of rows at once).  A batch ends at
+    the last line feed read, so it holds every line feed read since the last
+    one (the bytes after it hold none)."""
     buf = bytearray()
     lines = 0
-    for chunk in _chunks(path, text=True):
+    for chunk, feeds in _chunks(path, text=True):
         buf += chunk
-        lines += chunk.count(b"\n")
+        lines += feeds
         if len(buf) >= BATCH_BYTES or lines >= BATCH_LINES:
             cut = buf.rfind(b"\n") + 1
             if cut:
-                yield bytes(buf[:cut])
+                yield bytes(buf[:cut]), lines
                 del buf[:cut]
                 lines = 0
     if buf:
-        yield bytes(buf)
+        yield bytes(buf), lines
 
 
 def _batch_frame(batch: bytes, start: int) -> pl.DataFrame:
