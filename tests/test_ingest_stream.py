@@ -181,6 +181,7 @@ def test_spilled_frames_of_one_or_several_buckets_give_the_canonical_order():
         pl.DataFrame({"judgment_set": ["a", "b", "a", "b", None],
                       "run": ["r1", "r2", "r1", "r1", "r1"], "qid": ["7", "3", "2", "1", "4"]}),
         pl.DataFrame({"judgment_set": ["a"] * 2, "run": ["r1"] * 2, "qid": ["0", "7"]}),
+        pl.DataFrame({"judgment_set": ["a"] * 3, "run": ["r0"] * 3, "qid": ["6", "2", "6"]}),
     ]
     frames = [tables.conform("judgments", f.with_columns(pl.lit(1).alias("item"),
                                                          pl.lit("R").alias("judgment")))
@@ -191,8 +192,35 @@ def test_spilled_frames_of_one_or_several_buckets_give_the_canonical_order():
             spilled.add(f)
         parts, one_chunk = list(spilled.pieces(ROW_GROUP)), not spilled.ordered
         got = pl.from_arrow(pa.concat_tables(parts))
-    assert one_chunk and len(parts) == 4  # (a, r1), (b, r1), (b, r2), (null, r1)
+        presorted = len(spilled.sorted)
+    assert one_chunk and len(parts) == 5  # (a, r0), (a, r1), (b, r1), (b, r2), (null, r1)
+    assert presorted == 3  # the frames of one bucket: (a, r0) is one of them alone
     assert got.equals(tables.canonical_order("judgments", pl.concat(frames)))
+
+
+def test_a_table_read_back_in_read_order_is_not_spilled_sorted():
+    """The responses that automatic judging reads back run by run come in read
+    order when the Acc is made with ``read_order``; without it, a frame out
+    of order is spilled sorted and reading it back in read order is refused
+    (never rows in another order); the canonical tables are the same."""
+    from qacamp.ingest.accumulator import Acc
+
+    frames = [tables.conform("responses", pl.DataFrame(
+        {"run": [run] * 3, "qid": qids, "item": [1] * 3, "answered": [True] * 3}))
+        for run, qids in (("r2", ["9", "1", "5"]), ("r1", ["3", "2", "8"]))]
+    with spilling() as spill:
+        kept, presorted = Acc(spill=spill, read_order=("responses",)), Acc(spill=spill)
+        for frame in frames:
+            kept.add("responses", frame)
+            presorted.add("responses", frame)
+        batches = list(kept.run_batches(1))
+        with pytest.raises(RuntimeError, match=r"read_order=\('responses',\)"):
+            list(presorted.run_batches(1))
+        with pytest.raises(RuntimeError, match="read_order"):
+            presorted.table("responses")
+        assert kept.table("responses").equals(pl.concat(frames))
+        assert presorted.frame("responses").equals(kept.frame("responses"))
+    assert [b["qid"].to_list() for b in batches] == [["3", "2", "8"], ["9", "1", "5"]]
 
 
 def test_rows_left_after_a_row_group_hold_only_their_own_bytes():

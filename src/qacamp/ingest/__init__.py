@@ -99,11 +99,14 @@ def read_campaign(name: str, campaign: dict, base_dir: Path = Path("."),
     ``progress(done, total)`` is called after each run file is read; ``threads``
     run files are read ahead at once (default :func:`qacamp.ordered.workers`)."""
     resolved = resolved_campaign(name, campaign, Path(base_dir))
-    acc = Acc(_run_file_count(resolved["files"]), progress, spill, threads)
+    auto = bool(resolved["options"].get("autojudge"))
+    # (the automatic judging reads the responses back run by run in read order)
+    acc = Acc(_run_file_count(resolved["files"]), progress, spill, threads,
+              read_order=("responses",) if auto else ())
     with acc.spilling_behind():
         where = _kind_reader(resolved["kind"])(resolved, acc)
     _edition_note(resolved, acc)
-    if resolved["options"].get("autojudge"):
+    if auto:
         from .auto import add_automatic
 
         add_automatic(resolved, acc, where)

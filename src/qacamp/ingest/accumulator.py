@@ -14,13 +14,18 @@ Both give the same canonical tables: :meth:`Acc.result` the frames,
 on :data:`qacamp.SORT_KEYS` (nulls last) whose first keys are the
 bucket's, so the sorted table is the buckets in key order, each bucket's rows
 in read order sorted stably; a table whose rows came in canonical order is
-written as read (:func:`qacamp.canonical_order` leaves it as it is).
+written as read (:func:`qacamp.canonical_order` leaves it as it is).  Once a
+spilled table's rows are out of order, a frame of one bucket is spilled
+sorted already (by the spill thread, behind the reading), so that a bucket
+of one frame is written as read back; its read order is then lost, so the
+tables read back in read order (:meth:`Acc.table`, :meth:`Acc.run_batches`)
+are named when the :class:`Acc` is made.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -43,34 +48,52 @@ _MARKED = ["judgment_set", "run", "qid", "item"]
 
 
 class _Spilled:
-    """One run table on disk: small facts in memory (module docstring)."""
+    """One run table on disk: small facts in memory (module docstring);
+    ``presort``: a frame of one bucket is spilled sorted once the rows are
+    out of order (:meth:`add`)."""
 
-    def __init__(self, name: str, spill: Spill) -> None:
-        self.name, self.spill = name, spill
+    def __init__(self, name: str, spill: Spill, presort: bool = True) -> None:
+        self.name, self.spill, self.presort = name, spill, presort
         self.keys = SORT_KEYS[name]
         self.bucket = BUCKETS[name]
+        #: the keys a bucket's rows are sorted on (its own are equal in it)
+        self.within = self.keys[len(self.bucket):]
         self.frames: list[int] = []
         #: per frame, the frame it is a part of (:meth:`Acc.add_parts`), else None
         self.whole: list[int | None] = []
         self.buckets: dict[tuple, list[int]] = {}
+        #: the frames spilled sorted on :attr:`within` (:meth:`add`)
+        self.sorted: set[int] = set()
         self.ordered = True
         self.last: pl.DataFrame | None = None
         self.rows = 0
 
     def add(self, df: pl.DataFrame, whole: int | None = None) -> None:
+        """Spill ``df`` (in the spill thread).  Once the rows read are out of
+        canonical order (written bucket by bucket, each sorted), a frame of
+        one bucket is spilled sorted on :attr:`within`, the stable sort the
+        writing would do (with ``presort``).  A stable sort of a bucket's
+        frames, some sorted so already, gives the rows of sorting the frames
+        as read: rows of equal keys keep their order within a frame, and the
+        frames theirs."""
         if self.ordered:
             edge = df.select(self.keys).head(1)
             self.ordered = is_ordered(df, self.keys) and (
                 self.last is None or is_ordered(pl.concat([self.last, edge]), self.keys))
             self.last = df.select(self.keys).tail(1)  # (needed while the rows are in order)
         self.rows += df.height
-        handle = self.spill.put(df)
-        self.frames.append(handle)
-        self.whole.append(whole)
         # (one bucket: each key column equal to its first value, nulls alike)
         *key, one = df.select(*(pl.col(c).first() for c in self.bucket), pl.all_horizontal(
             pl.col(c).eq_missing(pl.col(c).first()).all() for c in self.bucket).alias("_one")
         ).row(0)
+        if one and self.presort and not self.ordered:
+            handle = self.spill.put(df.sort(self.within, nulls_last=True, maintain_order=True,
+                                            multithreaded=False))
+            self.sorted.add(handle)
+        else:
+            handle = self.spill.put(df)
+        self.frames.append(handle)
+        self.whole.append(whole)
         if one:
             self.buckets.setdefault(tuple(key), []).append(handle)
             return
@@ -78,7 +101,12 @@ class _Spilled:
                                          as_dict=True).items():
             self.buckets.setdefault(key, []).append(self.spill.put(part))
 
+    def in_read_order(self) -> bool:
+        """Whether :meth:`frame` gives the rows in read order (no frame spilled sorted)."""
+        return not self.sorted
+
     def frame(self) -> pl.DataFrame:
+        """The rows frame by frame in read order (a frame spilled sorted: sorted)."""
         frames = [self.spill.frame(h) for h in self.frames]
         return pl.concat(frames, how="vertical") if frames else empty(self.name)
 
@@ -97,8 +125,15 @@ class _Spilled:
             yield result()
 
     def _bucket(self, key: tuple) -> pa.Table:
-        rows = pl.concat([self.spill.frame(h) for h in self.buckets[key]], how="vertical")
-        return rows.sort(self.keys[len(self.bucket):], nulls_last=True, maintain_order=True,
+        """A bucket's rows sorted on :attr:`within`: as read back when they are
+        one frame spilled sorted, else sorted here in this thread alone
+        (polars' own threads cost a small sort more than they save; buckets
+        are sorted side by side)."""
+        handles = self.buckets[key]
+        if len(handles) == 1 and handles[0] in self.sorted:
+            return self.spill.get(handles[0])
+        rows = pl.concat([self.spill.frame(h) for h in handles], how="vertical")
+        return rows.sort(self.within, nulls_last=True, maintain_order=True,
                          multithreaded=False).to_arrow()
 
     def _as_read(self, row_group: int) -> Iterator[pa.Table]:
@@ -139,12 +174,16 @@ class Acc:
     total)`` per run file read (``total`` = the campaign's run files).  With
     ``spill``, the run tables are kept on disk (module docstring).  ``threads``:
     the run files the kinds read ahead at once (:func:`qacamp.ordered.in_order`;
-    None: its default)."""
+    None: its default).  ``read_order``: the spilled tables read back in read
+    order (:meth:`table`; :meth:`run_batches` reads the responses), never
+    spilled sorted (module docstring)."""
 
     def __init__(self, total: int = 0, progress: Callable[[int, int], None] | None = None,
-                 spill: Spill | None = None, threads: int | None = None) -> None:
+                 spill: Spill | None = None, threads: int | None = None,
+                 read_order: Collection[str] = ()) -> None:
         self.parts: dict[str, list[pl.DataFrame]] = {t: [] for t in SCHEMAS}
-        self.spilled = {t: _Spilled(t, spill) for t in RUN_TABLES} if spill is not None else {}
+        self.spilled = {t: _Spilled(t, spill, presort=t not in read_order)
+                        for t in RUN_TABLES} if spill is not None else {}
         self.spill = spill
         self.marked_parts: list[pl.DataFrame] = []
         self.warn_rows: list[dict[str, Any]] = []
@@ -217,7 +256,7 @@ class Acc:
         never cut), a run's rows in read order (conformed); a spilled table is
         read back a run at a time."""
         if "responses" in self.spilled:
-            spilled = self.spilled["responses"]
+            spilled = self._in_read_order("responses")
             names = pl.DataFrame({"run": [key[0] for key in spilled.buckets]},
                                  schema={"run": SCHEMAS["responses"]["run"]})
             runs = (pl.concat([spilled.spill.frame(h) for h in spilled.buckets[(run,)]],
@@ -250,11 +289,19 @@ class Acc:
         self.warn_rows.append({"file": str(file), "place": place, "kind": kind,
                                "message": message, "count": count})
 
+    def _in_read_order(self, name: str) -> _Spilled:
+        spilled = self.spilled[name]
+        if not spilled.in_read_order():  # (a caller's mistake, caught by the tests)
+            raise RuntimeError(f"the {name} table was spilled out of its read order: "
+                               f"make the Acc with read_order=({name!r},)")
+        return spilled
+
     def table(self, name: str) -> pl.DataFrame:
-        """The rows of table ``name`` added so far (conformed, not yet ordered;
-        a spilled table is read back whole)."""
+        """The rows of table ``name`` added so far in read order (conformed,
+        not yet ordered; a spilled table, one of ``read_order``, is read back
+        whole)."""
         if name in self.spilled:
-            return conform(name, self.spilled[name].frame())
+            return conform(name, self._in_read_order(name).frame())
         frames = [f for f in self.parts[name] if f.height]
         return conform(name, pl.concat(frames, how="vertical")) if frames \
             else empty(name)
@@ -278,6 +325,8 @@ class Acc:
         if name == "warnings":
             df = (pl.DataFrame(self.warn_rows, schema=SCHEMAS["warnings"])
                   if self.warn_rows else empty(name))
+        elif name in self.spilled:  # (its frames, some maybe sorted: ordered here)
+            df = self.spilled[name].frame()
         else:
             df = self.table(name)
         return canonical_order(name, conform(name, df))
