@@ -312,3 +312,33 @@ def test_ingest_folder_write_failure_is_one_line(tmp_path, monkeypatch, capsys):
     assert rc == 2 and "Traceback" not in err
     assert "res/ingest/responses.parquet: cannot write: No space left on device" in err
     assert not (tmp_path / "res").exists()
+
+
+def test_a_step_of_ten_thousand_input_files_is_read_back_and_verified(tmp_path, capsys):
+    """An ingest of 10,000 run files writes records of about 1.5 MB (one line
+    per input): they are read back whole (a record was read up to 1 MiB, so
+    such a campaign could be ingested but not scored or verified); a record
+    over :data:`records.MAX_RECORD_BYTES` is refused with that reason."""
+    from qacamp.io import records
+    from qacamp.io.outputs import writing
+
+    raw = tmp_path / "raw" / ("runs-" + "x" * 60)
+    raw.mkdir(parents=True)
+    inputs = [raw / f"run{i:05d}.txt" for i in range(10_000)]
+    for p in inputs:
+        p.write_bytes(b"1 r D R x\n")
+    out = tmp_path / "res" / "table.txt"
+    with writing("qacamp test", files=[out], inputs=inputs):
+        write_text("rows\n", out)
+    rp = records.record_path(out.parent, out)
+    assert rp.stat().st_size > 1024**2
+    rec = records.load(rp, out)
+    assert len(rec.inputs) == 10_000 and rec.sha256 == records.sha256_file(out)
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "res")]) == 0, capsys.readouterr()
+    assert "1 files checked against their records: 0 changed" in capsys.readouterr().out
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records, "MAX_RECORD_BYTES", 1024**2)
+        with pytest.raises(InputError, match=r"is damaged \(it is larger than 1048576 bytes, "
+                                             r"the most a record holds\)"):
+            records.load(rp, out)

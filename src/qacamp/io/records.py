@@ -25,6 +25,10 @@ FORMAT = 1
 TMP = ".tmp"  # in a marker: the writers' temporary folders
 LOCK = ".lock"  # in a marker: <file>.lock, the lock of a file output
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+#: The largest record read back.  A record names each input of the step that
+#: wrote its file, about 150 bytes each (1.5 MB for an ingest of 10,000 run
+#: files), so this allows over 400,000 inputs.
+MAX_RECORD_BYTES = 64 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,12 @@ def load(path: str | Path, target: str | Path | None = None) -> Record:
     """The record at ``path`` (never through a link); InputError if damaged."""
     try:
         with open(os.open(path, os.O_RDONLY | NOFOLLOW), "rb") as fh:
-            doc = json.loads(fh.read(1 << 20))
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(min(size, MAX_RECORD_BYTES) + 1)  # (one more: a file that grew)
+        if len(data) > MAX_RECORD_BYTES:
+            raise ValueError(f"it is larger than {MAX_RECORD_BYTES} bytes, the most a record "
+                             "holds")
+        doc = json.loads(data)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT \
                 or not isinstance(doc.get("inputs") or {}, dict):
             raise ValueError("not a qacamp output record")
