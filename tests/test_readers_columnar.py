@@ -57,6 +57,23 @@ def test_fields_split_on_spaces_or_white_space_alike(tmp_path, monkeypatch):
     assert [j["judgment"] for j in out[2]] == ["R", "R", "W", "X"]
 
 
+def test_fields_split_on_python_white_space(tmp_path):
+    """Fields are separated by the white space Python's ``str.split()`` sees,
+    U+001F (which polars' ``\\s`` lacks) and U+00A0 / U+3000 included, and the
+    rest of the line is stripped of it: each line read as ``line.split(None,
+    4)`` reads it, on single spaces or not."""
+    lines = ["1 tagA D\x1fR x", "2\x1ftagA D W  y z\x1f", "3 tagA\xa0D R\u3000w",
+             "4 tagA D R \x1fv\x1f", "5\ttagA D U"]
+    p = tmp_path / "run"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    responses, judgments = trec_runs.read_judged_factoid(p, "s")
+    want = [line.split(None, 4) + [""] * (5 - len(line.split(None, 4))) for line in lines]
+    assert responses["qid"].to_list() == [w[0] for w in want]
+    assert responses["docid"].to_list() == [w[2] for w in want]
+    assert judgments["judgment"].to_list() == [w[3] for w in want]
+    assert responses["answer"].to_list() == [w[4].strip() or None for w in want]
+
+
 @pytest.mark.parametrize("text, place, problem", [
     # a field error before an invalid byte: the invalid byte is reported (the
     # text is checked whole before its fields), whichever batch holds it

@@ -67,13 +67,14 @@ def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str
     ``names`` plus, if ``rest`` is given, the remainder of the line (possibly
     empty) as column ``rest``.  A line with too few fields raises InputError.
 
+    White space is Python's (``str.split()``: :data:`SPACE`, U+001F too).
     Lines whose first fields are separated by single spaces are split on the
     space (the rest stripped of white space at both ends); only the other
     lines go through the white-space regular expression, which gives the same
     fields on both."""
-    fields = r"\s+".join(r"(\S+)" for _ in names)
-    pattern = r"^\s*" + fields + (r"(?:\s+(.*?))?\s*$" if rest else r"\s*$")
-    simple = "^" + " ".join(r"\S+" for _ in names) + ("(?: |$)" if rest else "$")
+    fields = (SPACE + "+").join(f"({WORD})" for _ in names)
+    pattern = f"^{SPACE}*" + fields + (f"(?:{SPACE}+(.*?))?{SPACE}*$" if rest else f"{SPACE}*$")
+    simple = "^" + " ".join(WORD for _ in names) + ("(?: |$)" if rest else "$")
     cols = names + ([rest] if rest else [])
     line = pl.col("line")
     split = line.str.splitn(" ", len(cols)).struct.rename_fields(cols)
@@ -81,7 +82,7 @@ def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str
         # (every line has its fields: none is null, and the rest of a line
         # without one is null, made empty)
         out = df.select("line_no", split.struct.unnest())
-        return out.with_columns(pl.col(rest).str.strip_chars().fill_null("")) if rest else out
+        return out.with_columns(strip(pl.col(rest)).fill_null("")) if rest else out
     is_simple = line.str.contains(simple)
     out = df.select(
         "line_no", pl.when(is_simple).then(line).str.splitn(" ", len(cols))
@@ -92,7 +93,7 @@ def split_fields(path: str | Path, df: pl.DataFrame, names: list[str], rest: str
                                       pl.col("_regex").struct.field(c)).alias(c)
                           for c in cols))
     if rest:  # (the regex strips the rest of the line; the split on spaces does not)
-        out = out.with_columns(pl.col(rest).str.strip_chars())
+        out = out.with_columns(strip(pl.col(rest)))
     bad = first_line(out, pl.col(names[0]).is_null())
     if bad is not None:
         n = len(names)

@@ -27,7 +27,7 @@ import polars as pl
 
 from ..errors import InputError
 from ..tables import conform, empty
-from ._fields import check_one_tag, check_unique, first_line, split_fields
+from ._fields import SPACE, check_one_tag, check_unique, first_line, split_fields, strip
 from ._text import lines_frame, scan_lines
 from ._words import no_data
 
@@ -158,7 +158,7 @@ def _distinct_once(path, df: pl.DataFrame) -> None:
     collapsed) marked distinct twice for a question is refused (NIST's assessor
     marks one member of each group of equivalent responses distinct, Voorhees
     2005; counting both would push list recall above 1)."""
-    text = pl.col("answer").str.strip_chars().str.replace_all(r"\s+", " ")
+    text = strip(pl.col("answer")).str.replace_all(SPACE + "+", " ")
     marked = df.filter(pl.col("distinct") == "1").with_columns(text.alias("_text"))
     dup = first_line(marked, ~pl.struct("qid", "_text").is_first_distinct())
     if dup is not None:
