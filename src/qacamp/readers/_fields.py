@@ -13,12 +13,8 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import InputError
-from ._text import PY_SPACE, scan_lines
+from ._text import PY_SPACE, SPACE, scan_lines
 
-SPACE = r"[\s\x1c-\x1f]"
-"""A regular-expression class of Python's white space (``str.isspace``;
-:data:`._text.PY_SPACE`): polars' ``\\s`` is Unicode White_Space, which lacks
-U+001C-U+001F."""
 NONSPACE = r"[^\s\x1c-\x1f]"
 WORD = NONSPACE + "+"
 """A run of non-white-space characters: what Python's ``str.split()`` yields."""

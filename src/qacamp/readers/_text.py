@@ -286,10 +286,13 @@ U+001C-U+001F.  Columnar readers strip with these so that a line is blank, a
 comment or a field exactly when the line readers say so."""
 
 
-_SPACES = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in PY_SPACE) + "]*"
+SPACE = r"[\s\x1c-\x1f]"
+"""A regular-expression class of Python's white space (``str.isspace``;
+:data:`PY_SPACE`): polars' ``\\s`` is Unicode White_Space, which lacks
+U+001C-U+001F."""
 #: A line that is blank, or a comment, once stripped as Python's ``str.strip`` strips.
-_BLANK = "^" + _SPACES + "$"
-_BLANK_OR_COMMENT = "^" + _SPACES + "(?:#|$)"
+_BLANK = "^" + SPACE + "*$"
+_BLANK_OR_COMMENT = "^" + SPACE + "*(?:#|$)"
 
 
 def _data_rows(df: pl.DataFrame, comments: bool = True) -> pl.DataFrame:

@@ -51,8 +51,8 @@ def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
     questions ``jq`` (judgment_set, qid, question metadata; String keys); no
     rows (the same columns) when none of them is scored here (a batch of
     runs without them, :mod:`.batches`)."""
-    drawn = (BASELINE_SEEDED, BASELINE_NCA, BASELINE_NOTHING)
-    if not any(b in drawn for b in scored_baselines(ctx)):
+    drawn, scored = (BASELINE_SEEDED, BASELINE_NCA, BASELINE_NOTHING), scored_baselines(ctx)
+    if not any(b in drawn for b in scored):
         none = pl.DataFrame(schema={"qid": pl.String, "c": pl.Boolean, "a": pl.Boolean,
                                     "run": pl.String})
         return _outcome_rows(jq, none)
@@ -77,7 +77,7 @@ def baseline_outcomes(ctx: Context, jq: pl.DataFrame) -> pl.DataFrame:
                .select("qid", pl.col("c").fill_null(False), pl.lit(True).alias("a")))
         runs.append((BASELINE_NCA, nca))
     b = pl.concat([df.with_columns(pl.lit(name).alias("run")) for name, df in runs])
-    b = b.filter(pl.col("run").is_in(list(scored_baselines(ctx))))
+    b = b.filter(pl.col("run").is_in(list(scored)))
     return _outcome_rows(jq, b)
 
 
