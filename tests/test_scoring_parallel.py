@@ -24,7 +24,7 @@ import qacamp.scoring
 from qacamp.cli import main
 from qacamp.io import parquet_bytes, spilling
 from qacamp.io.writers import SortedWriter
-from qacamp.scoring import batches
+from qacamp.scoring import batches, frames
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["outcomes.parquet", "units.parquet", "runs.parquet", "dropped.parquet", "runs.csv"]
@@ -56,12 +56,17 @@ def campaign(request, demo_scores, tmp_path_factory):
 
 
 # (batches of 1 run: the test after this one; the default batches in as many
-# threads as the machine has cores, 2 here: the reference run itself)
-@pytest.mark.parametrize(("per_batch", "threads"), [(3, 1), (3, 2), (None, 1)])
+# threads as the machine has cores, 2 here: the reference run itself; "codes":
+# every output frame sorted on codes, the per-question ones written from
+# Enum codes, as a batch of 100,000 rows or more is)
+@pytest.mark.parametrize(("per_batch", "threads"), [(3, 1), (3, 2), (None, 1), ("codes", 2)])
 def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch, per_batch,
                                                  threads):
     ingest, whole = campaign
-    if per_batch is not None:
+    if per_batch == "codes":
+        monkeypatch.setattr(frames, "CODES_FROM", 0)
+        monkeypatch.setattr(batches, "BATCH_CELLS", 5_000)  # (parts cut by row groups)
+    elif per_batch is not None:
         monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
             names[i:i + per_batch] for i in range(0, len(names), per_batch)])
     monkeypatch.setattr(qacamp.scoring, "workers", lambda: threads)
@@ -195,3 +200,70 @@ def test_sorted_writer_gives_the_bytes_of_the_stable_sort(tmp_path, row_group):
     with spilling() as spill:
         SortedWriter(str(empty), whole.to_arrow().schema, "k", spill, row_group).close()
     assert empty.read_bytes() == parquet_bytes(whole.clear(), row_group).to_pybytes()
+
+
+@pytest.mark.parametrize("row_group", [2, 5, 300, 1 << 20])
+def test_sorted_writer_gives_the_bytes_of_the_stable_sort_from_enum_codes(tmp_path, row_group):
+    """Parts whose string columns come as polars Enums (a batch's coded keys:
+    other categories in every part, 8- and 16-bit codes, nulls), mixed with
+    parts of plain strings, a smaller key arriving late (rows taken back from
+    the file): the bytes of parquet_bytes of their stable sort as strings."""
+    many = [f"u{i:04d}" for i in range(700)]  # (more than 255 categories: 16-bit codes)
+
+    def part(keys: list, units: list, coded: bool, first: int) -> pl.DataFrame:
+        df = pl.DataFrame({"k": keys, "u": units, "v": list(range(first, first + len(keys)))},
+                          schema={"k": pl.String, "u": pl.String, "v": pl.Int64})
+        if not coded:
+            return df
+        return df.with_columns(
+            pl.col("k").cast(pl.Enum(sorted({k for k in keys if k is not None}))),
+            pl.col("u").cast(pl.Enum(sorted({u for u in units if u is not None} | set(many)))))
+    parts = [part(["b"] * 400 + ["c"] * 3, many[:400] + [None, "x", "y"], True, 0),
+             part(["b", "c", None], ["p", "q", "r"], False, 500),
+             part(["a"] * 350 + [None], many[300:650] + ["z"], True, 600),
+             part(["c", "d"], [None, "w"], True, 1000)]
+    whole = pl.concat([p.cast({"k": pl.String, "u": pl.String}) for p in parts]).sort(
+        "k", nulls_last=True, maintain_order=True)
+    path = tmp_path / "out.parquet"
+    with spilling() as spill:
+        w = SortedWriter(str(path), whole.to_arrow().schema, "k", spill, row_group)
+        for p in parts:
+            w.add(p)
+        w.close()
+    assert path.read_bytes() == parquet_bytes(whole, row_group).to_pybytes()
+
+
+def test_enum_coded_parts_of_real_campaigns_give_the_bytes_of_their_files(campaign, monkeypatch,
+                                                                          tmp_path):
+    """The per-question tables of a demo or real campaign, scored in batches
+    of a few runs with their strings as Enum codes (every frame sorted on
+    codes), written by the sorted writer in row groups of 997 rows and of
+    the default size: the bytes of parquet_bytes of the file `qacamp score`
+    wrote, read back."""
+    from qacamp.ingest import read_resolved
+    from qacamp.io import read_parquet
+    from qacamp.scoring import OUT_SCHEMAS, score_batches
+    from qacamp.tables import SCHEMAS
+
+    ingest, whole = campaign
+    campaign = read_resolved(ingest / "campaign.json")
+    kind = campaign.get("kind") or campaign["options"]["kind"]
+    tables = {name: read_parquet(ingest / f"{name}.parquet", schema=SCHEMAS[name])
+              for name in SCHEMAS}
+    monkeypatch.setattr(frames, "CODES_FROM", 0)
+    monkeypatch.setattr(batches, "BATCH_CELLS", 5_000)
+    parts = list(score_batches(kind, tables, campaign))
+    assert len(parts) > 1
+    for name in frames.CODED:
+        assert any(isinstance(p[name].schema["run"], pl.Enum) for p in parts), name
+        expected = pl.read_parquet(whole / f"{name}.parquet")
+        schema = pl.DataFrame(schema=OUT_SCHEMAS[name]).to_arrow().schema
+        for row_group in (997, 1 << 20):
+            path = tmp_path / f"{name}-{row_group}.parquet"
+            with spilling() as spill:
+                w = SortedWriter(str(path), schema, "judgment_set", spill, row_group)
+                for p in parts:
+                    w.add(p[name])
+                w.close()
+            assert path.read_bytes() == parquet_bytes(expected, row_group).to_pybytes(), \
+                (name, row_group)

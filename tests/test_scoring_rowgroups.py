@@ -30,7 +30,7 @@ from workflow_util import qacamp_in_root
 from qacamp.errors import InputError
 from qacamp.ingest import read_resolved
 from qacamp.io import read_parquet, read_row_groups, rowgroups, write_bytes, write_parquet_parts
-from qacamp.scoring import batches, score_campaign
+from qacamp.scoring import batches, frames, score_campaign
 from qacamp.scoring.runtables import RUN_TABLES, of_runs
 from qacamp.tables import SCHEMAS, SORT_KEYS
 
@@ -74,12 +74,19 @@ def whole_scores(ingested):
     return functools.cache(lambda shard: score_campaign(kind, tables, campaign, shard))
 
 
-@pytest.mark.parametrize(("cells", "shard", "scan"), [(None, (0, 1), None), (300, (0, 1), None),
-                                                     (300, (2, 3), None), (None, (0, 1), 7)])
+# (codes: every output frame of a batch sorted on codes, the per-question
+# ones given as Enum codes, as frames of 100,000 rows or more are: the
+# campaign's frames still come with the declared string columns)
+@pytest.mark.parametrize(("cells", "shard", "scan", "codes"), [
+    (None, (0, 1), None, False), (300, (0, 1), None, False), (300, (2, 3), None, False),
+    (None, (0, 1), 7, False), (300, (0, 1), None, True)])
 def test_scores_from_row_groups_equal_scores_from_whole_tables(ingested, whole_scores,
-                                                               monkeypatch, cells, shard, scan):
+                                                               monkeypatch, cells, shard, scan,
+                                                               codes):
     kind, campaign, tables, small = ingested
     whole = whole_scores(shard)
+    if codes:
+        monkeypatch.setattr(frames, "CODES_FROM", 0)
     if cells is not None:  # batches of a few runs: they cut across row groups
         monkeypatch.setattr(batches, "BATCH_CELLS", cells)
     if scan is not None:  # the first scan of the run tables in parts of about 3 row groups

@@ -126,7 +126,9 @@ class RowGroupWriter:
     """Arrow tables appended in order, written to ``sink`` a row group at a time:
     the bytes of :func:`parquet_bytes` of the frame they concatenate to (one
     chunk per row group with ``one_chunk``, else the parts' chunks), with
-    statistics for the columns ``statistics``."""
+    statistics for the columns ``statistics``.  With ``one_chunk`` a part's
+    column may be a dictionary of the declared type (a polars Enum): its
+    rows are kept coded until their row group is written."""
 
     def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP,
                  statistics: Sequence[str] = ()):
@@ -146,20 +148,32 @@ class RowGroupWriter:
         self._held += part.num_rows
         if self._held < self.row_group:
             return
-        import pyarrow as pa
+        split = False
         while self._held >= self.row_group:  # (only the rows written are copied)
-            table = pa.concat_tables(self._pending)
-            group = table.slice(0, self.row_group)
-            self._writer.write_table(group.combine_chunks() if self.one_chunk else group,
-                                     row_group_size=self.row_group)
+            group, self._pending, split = _cut(self._pending, self.row_group)
+            self._write(group)
             self.written += self.row_group
-            rest = table.slice(self.row_group)
-            self._pending, self._held = [rest], rest.num_rows
-        if self.one_chunk and self._held:
-            # the rows left copied: as a slice they would keep the buffers of
-            # every part they came from alive until the next row group
-            self._pending = [pa.Table.from_arrays([pa.concat_arrays(c.chunks) for c in rest.columns],
-                                                  schema=rest.schema)]
+            self._held -= self.row_group
+        if self.one_chunk and split:
+            # the rows left of a part partly written copied: as a slice they
+            # would keep the whole part alive until the next row group (its
+            # dictionary columns are kept: their codes are small)
+            self._pending[0] = _own(self._pending[0])
+
+    def _write(self, parts: list[pa.Table]) -> None:
+        import pyarrow as pa
+
+        if not parts:
+            table = pa.Table.from_batches([], schema=self.schema)
+        elif self.one_chunk:  # (a dictionary chunk's strings looked up, then one copy)
+            table = pa.Table.from_arrays(
+                [pa.concat_arrays([_decoded(c, field.type) for p in parts
+                                   for c in p.column(i).chunks])
+                 for i, field in enumerate(self.schema)],
+                schema=self.schema)
+        else:
+            table = pa.concat_tables(parts)
+        self._writer.write_table(table, row_group_size=self.row_group)
 
     def abandon(self) -> None:
         """Stop writing (the caller discards the file): the Parquet writer is
@@ -170,13 +184,44 @@ class RowGroupWriter:
 
     def close(self) -> None:
         if self._held or not self.written:  # (an empty table is one row group of no rows)
-            import pyarrow as pa
-            table = pa.concat_tables(self._pending) if self._pending else \
-                pa.Table.from_batches([], schema=self.schema)
-            self._writer.write_table(table.combine_chunks() if self.one_chunk else table,
-                                     row_group_size=self.row_group)
+            self._write(self._pending)
         self._pending, self._held = [], 0
         self._writer.close()
+
+
+def _decoded(chunk: pa.Array, type_: pa.DataType) -> pa.Array:
+    """``chunk``; a dictionary as its values looked up, of type ``type_``."""
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(chunk.type):
+        return chunk
+    values = chunk.dictionary.take(chunk.indices)
+    return values if values.type == type_ else values.cast(type_)
+
+
+def _own(part: pa.Table) -> pa.Table:
+    """``part`` (a slice) with its columns of plain values copied (one chunk)."""
+    import pyarrow as pa
+
+    return pa.Table.from_arrays(
+        [c if pa.types.is_dictionary(c.type) else pa.concat_arrays(c.chunks)
+         for c in part.columns], names=part.column_names)
+
+
+def _cut(parts: list[pa.Table], rows: int) -> tuple[list[pa.Table], list[pa.Table], bool]:
+    """``parts`` cut after their first ``rows`` rows (slices, not copies), and
+    whether the cut fell inside a part (the rest then starts with its slice)."""
+    head, tail = [], list(parts)
+    while rows and tail:
+        part = tail.pop(0)
+        if part.num_rows <= rows:
+            head.append(part)
+            rows -= part.num_rows
+        else:
+            head.append(part.slice(0, rows))
+            tail.insert(0, part.slice(rows))
+            return head, tail, True
+    return head, tail, False
 
 
 def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,

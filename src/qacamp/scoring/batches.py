@@ -122,7 +122,9 @@ def restrict(ctx: Context, names: list[str], whole: bool) -> Callable[[], Contex
 def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     """The output frames of consecutive blocks of runs (each in canonical order)
     as one: rows in canonical order, ``dropped`` (campaign-level, the same in
-    every block holding runs) from the first block."""
+    every block holding runs) from the first block, with the dtypes of
+    :data:`.frames.OUT_SCHEMAS` (a batch's coded keys as strings)."""
+    parts = [{name: df.cast(OUT_SCHEMAS[name]) for name, df in p.items()} for p in parts]
     if len(parts) == 1:
         return parts[0]
     out = {}

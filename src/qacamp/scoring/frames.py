@@ -29,6 +29,12 @@ OUT_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
              "scope": pl.String, "unit": pl.String, "value": pl.Float64},
     "dropped": {JS: pl.String, "scope": pl.String, "unit": pl.String, "reason": pl.String},
 }
+#: Rows from which :func:`concat_sorted` sorts on integer codes (fewer: on
+#: the strings, which costs less than finding the codes).
+CODES_FROM = 100_000
+#: The output tables a batch of runs may give with Enum codes for strings
+#: (:meth:`Collector.finish`): the per-question ones, a row per cell.
+CODED = ("outcomes", "units")
 OUT_SORT = {
     "outcomes": [JS, "run", "qid"],
     "units": [JS, "run", "measure", "unit"],
@@ -78,7 +84,11 @@ class Collector:
                                           pl.col("unit").cast(pl.String), r.alias("reason")))
 
     def finish(self) -> dict[str, pl.DataFrame]:
-        """The four output frames, cast to :data:`OUT_SCHEMAS`, in canonical order."""
+        """The four output frames in canonical order, cast to :data:`OUT_SCHEMAS`
+        except that a large table of :data:`CODED` keeps its strings as Enum
+        codes (:func:`concat_sorted`): the same values, made strings only where
+        they are written (:class:`qacamp.io.writers.RowGroupWriter`, a row
+        group at a time) or joined (:func:`.batches.combine`)."""
         # the kind's measures (registry order); a kind without a fixed list (score
         # matrices) keeps every column
         allowed = set(KINDS[self.kind].measures if self.kind in KINDS else ()) or None
@@ -98,22 +108,25 @@ class Collector:
                  or set(u.get_column("measure").dtype.categories.to_list()) & allowed]
         parts = {"outcomes": self.outcomes, "units": units, "runs": longs,
                  "dropped": self.dropped}
-        return {name: concat_sorted([f for f in parts[name] if f.height], schema, OUT_SORT[name])
+        return {name: concat_sorted([f for f in parts[name] if f.height], schema, OUT_SORT[name],
+                                    coded=name in CODED)
                 for name, schema in OUT_SCHEMAS.items()}
 
 
 def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
-                  keys: list[str]) -> pl.DataFrame:
+                  keys: list[str], coded: bool = False) -> pl.DataFrame:
     """Concatenate ``frames`` (cast to ``schema``) sorted by the string ``keys``
     (lexical, nulls last).  Large inputs are sorted on integer codes: Enum key
     columns are remapped through their categories (no string hashing), String
     ones cast to an Enum of the union of distinct values; strings are attached
-    only after the sort."""
+    only after the sort.  ``coded``: large inputs keep them coded instead, the
+    keys as Enums of their sorted values, the other string columns that are
+    one Enum in every frame as they are (:data:`CODED`)."""
     def plain() -> pl.DataFrame:
         fs = [f.select([pl.col(c).cast(d) for c, d in schema.items()]) for f in frames]
         return pl.concat(fs) if fs else pl.DataFrame(schema=schema)
 
-    if sum(f.height for f in frames) < 100_000:
+    if not frames or sum(f.height for f in frames) < CODES_FROM:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
     # the key columns' dtypes, read once per frame and column (a frame's schema
     # converts every dtype, a large Enum's categories included)
@@ -133,7 +146,11 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
         radix *= len(v) + 1
     if radix >= 2**63:
         return plain().sort(keys, nulls_last=True, maintain_order=True)
-    coded = []
+    # (``coded``: a string column that is one Enum in every frame stays codes)
+    kept = {c for c, d in schema.items() if coded and c not in keys and d == pl.String
+            and isinstance(frames[0].get_column(c).dtype, pl.Enum)
+            and all(f.get_column(c).dtype == frames[0].get_column(c).dtype for f in frames)}
+    recoded = []
     for f, fdt in zip(frames, dts, strict=True):
         exprs = []
         for c in keys:
@@ -146,9 +163,9 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
             exprs.append(e.cast(pl.UInt32).alias(c))
-        coded.append(f.select(*exprs, *[pl.col(c).cast(d) for c, d in schema.items()
-                                        if c not in keys]))
-    df = pl.concat(coded)
+        recoded.append(f.select(*exprs, *[pl.col(c) if c in kept else pl.col(c).cast(d)
+                                          for c, d in schema.items() if c not in keys]))
+    df = pl.concat(recoded)
     key = pl.lit(0, pl.UInt64)
     for c in keys:
         n = len(cats[c])
@@ -156,8 +173,8 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     df = df.with_columns(key.alias("_key"))
     if not df["_key"].is_sorted():  # (frames built in canonical order need no sort)
         df = df.sort("_key")  # the keys identify a row (see OUT_SORT): no ties to keep in order
-    return df.select([pl.lit(cats[c]).gather(pl.col(c)).alias(c)
-                      if c in keys else pl.col(c) for c in schema])
+    return df.select([pl.lit(cats[c].cast(pl.Enum(cats[c])) if coded else cats[c])
+                      .gather(pl.col(c)).alias(c) if c in keys else pl.col(c) for c in schema])
 
 
 def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) -> pl.DataFrame:
