@@ -23,7 +23,7 @@ import qacamp.ingest.trec
 import qacamp.scoring
 from qacamp.cli import main
 from qacamp.io import parquet_bytes, spilling
-from qacamp.io.writers import SortedWriter
+from qacamp.io.writers import SortedWriter, write_row_groups
 from qacamp.scoring import batches, frames
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,18 +211,22 @@ def test_sorted_writer_gives_the_bytes_of_the_stable_sort_from_enum_codes(tmp_pa
     many = [f"u{i:04d}" for i in range(700)]  # (more than 255 categories: 16-bit codes)
 
     def part(keys: list, units: list, coded: bool, first: int) -> pl.DataFrame:
-        df = pl.DataFrame({"k": keys, "u": units, "v": list(range(first, first + len(keys)))},
-                          schema={"k": pl.String, "u": pl.String, "v": pl.Int64})
+        v = list(range(first, first + len(keys)))
+        # w: 8-bit codes, 200 values of its own in each part (joined: more than 255)
+        w = [f"w{first + i % 200}" for i in range(len(keys))]
+        df = pl.DataFrame({"k": keys, "u": units, "w": w, "v": v},
+                          schema={"k": pl.String, "u": pl.String, "w": pl.String, "v": pl.Int64})
         if not coded:
             return df
         return df.with_columns(
             pl.col("k").cast(pl.Enum(sorted({k for k in keys if k is not None}))),
-            pl.col("u").cast(pl.Enum(sorted({u for u in units if u is not None} | set(many)))))
+            pl.col("u").cast(pl.Enum(sorted({u for u in units if u is not None} | set(many)))),
+            pl.col("w").cast(pl.Enum(sorted(set(w)))))
     parts = [part(["b"] * 400 + ["c"] * 3, many[:400] + [None, "x", "y"], True, 0),
              part(["b", "c", None], ["p", "q", "r"], False, 500),
              part(["a"] * 350 + [None], many[300:650] + ["z"], True, 600),
-             part(["c", "d"], [None, "w"], True, 1000)]
-    whole = pl.concat([p.cast({"k": pl.String, "u": pl.String}) for p in parts]).sort(
+             part(["c"] * 150 + ["d"] * 150, [None, "w"] * 150, True, 1000)]
+    whole = pl.concat([p.cast({c: pl.String for c in "kuw"}) for p in parts]).sort(
         "k", nulls_last=True, maintain_order=True)
     path = tmp_path / "out.parquet"
     with spilling() as spill:
@@ -232,6 +236,22 @@ def test_sorted_writer_gives_the_bytes_of_the_stable_sort_from_enum_codes(tmp_pa
         w.close()
     assert path.read_bytes() == parquet_bytes(whole, row_group).to_pybytes()
 
+
+
+@pytest.mark.parametrize("sizes", [(200, 200), (100, 100), (200, 40_000)])
+def test_row_groups_of_enum_parts_whose_joined_categories_outgrow_their_codes(tmp_path, sizes):
+    """Parts of one row group coded with codes of one width whose categories
+    together need wider codes (two parts of 200 categories in 8 bits; of 200
+    and 40,000 in 8 and 16 bits), or fit them (100 and 100): the bytes of
+    parquet_bytes of the frame of their strings."""
+    parts = [pl.DataFrame({"s": [f"p{i}-{j}" for j in range(n)], "v": list(range(n))})
+             .with_columns(pl.col("s").cast(pl.Enum([f"p{i}-{j}" for j in range(n)])))
+             for i, n in enumerate(sizes)]
+    whole = pl.concat([p.cast({"s": pl.String}) for p in parts])
+    path = tmp_path / "out.parquet"
+    with path.open("wb") as sink:
+        write_row_groups(sink, [p.to_arrow() for p in parts], whole.to_arrow().schema, True)
+    assert path.read_bytes() == parquet_bytes(whole).to_pybytes()
 
 def test_enum_coded_parts_of_real_campaigns_give_the_bytes_of_their_files(campaign, monkeypatch,
                                                                           tmp_path):

@@ -165,12 +165,10 @@ class RowGroupWriter:
 
         if not parts:
             table = pa.Table.from_batches([], schema=self.schema)
-        elif self.one_chunk:  # (a dictionary chunk's strings looked up, then one copy)
+        elif self.one_chunk:
             table = pa.Table.from_arrays(
-                [pa.concat_arrays([_decoded(c, field.type) for p in parts
-                                   for c in p.column(i).chunks])
-                 for i, field in enumerate(self.schema)],
-                schema=self.schema)
+                [_one_array([c for p in parts for c in p.column(i).chunks], field.type)
+                 for i, field in enumerate(self.schema)], schema=self.schema)
         else:
             table = pa.concat_tables(parts)
         self._writer.write_table(table, row_group_size=self.row_group)
@@ -184,19 +182,34 @@ class RowGroupWriter:
 
     def close(self) -> None:
         if self._held or not self.written:  # (an empty table is one row group of no rows)
-            self._write(self._pending)
+            try:
+                self._write(self._pending)
+            except BaseException:
+                self.abandon()
+                raise
         self._pending, self._held = [], 0
         self._writer.close()
 
 
-def _decoded(chunk: pa.Array, type_: pa.DataType) -> pa.Array:
-    """``chunk``; a dictionary as its values looked up, of type ``type_``."""
+def _one_array(chunks: list[pa.Array], type_: pa.DataType) -> pa.Array:
+    """``chunks`` as one array of ``type_``, dictionaries as their values looked
+    up: chunks all dictionaries of one type are joined first (their codes
+    and small dictionaries), so the values are copied once."""
     import pyarrow as pa
 
-    if not pa.types.is_dictionary(chunk.type):
-        return chunk
-    values = chunk.dictionary.take(chunk.indices)
-    return values if values.type == type_ else values.cast(type_)
+    def values(d: pa.Array) -> pa.Array:
+        v = d.dictionary.take(d.indices)
+        return v if v.type == type_ else v.cast(type_)
+
+    if not any(pa.types.is_dictionary(c.type) for c in chunks):
+        return pa.concat_arrays(chunks)
+    kind = chunks[0].type
+    if all(c.type == kind for c in chunks) and sum(len(c.dictionary) for c in chunks) <= \
+            1 << (kind.index_type.bit_width - (0 if pa.types.is_unsigned_integer(
+                kind.index_type) else 1)):  # (their joined dictionary fits their codes)
+        return values(pa.concat_arrays(chunks))
+    return pa.concat_arrays([values(c) if pa.types.is_dictionary(c.type) else c
+                             for c in chunks])
 
 
 def _own(part: pa.Table) -> pa.Table:
