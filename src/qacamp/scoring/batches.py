@@ -79,27 +79,26 @@ def campaign_facts(ctx: Context, judged: Judged) -> Context:
     multi = bool((found.max_item.join(qids, on="qid", how="semi")["item"].max() or 1) > 1)
     nil = None
     if ctx.spec.judged:
-        nil = nil_judged(ctx, found.nil.join(qids, on="qid", how="semi"), found.nil_right, multi)
+        nil = nil_judged(ctx, found.nil_right.join(qids, on="qid", how="semi"), multi)
     return dataclasses.replace(ctx, multi=multi, nil_judged=nil)
 
 
-def nil_judged(ctx: Context, nil: pl.DataFrame, right: pl.DataFrame,
-               multi: bool) -> pl.DataFrame:
+def nil_judged(ctx: Context, right: pl.DataFrame, multi: bool) -> pl.DataFrame:
     """(judgment_set, qid) where some run answered NIL first and had it judged R
     (the outcome grid's ``nil_right``, found without building the grid).
-    ``nil``: (run, qid, item) of the answered NIL responses of judged questions;
-    ``right``: (judgment_set, run, qid, item) of the NIL responses judged R.
-    With several ranked answers (``multi``) only a run's first answer to the
-    question counts (one more scan of the responses' keys, for the NIL ones)."""
+    ``right``: (judgment_set, run, qid, item) of the answered NIL responses
+    judged R, of judged questions.  With several ranked answers (``multi``)
+    only a run's first answer to the question counts (one more scan of the
+    responses' keys, for those runs' questions)."""
     keys = ["run", "qid", "item"]
-    if multi and nil.height:
+    if multi and right.height:
+        pairs = right.select("run", "qid").unique()
         first = pl.concat(each(ctx.t["responses"], keys, lambda c: strings(
-            c.join(like(nil, c), on=["run", "qid"], how="semi")
+            c.join(like(pairs, c), on=["run", "qid"], how="semi")
             .group_by("run", "qid").agg(pl.col("item").min())), ctx.threads))
         first = first.group_by("run", "qid").agg(pl.col("item").min())
-        nil = nil.join(first, on=keys, how="semi")
-    return (right.filter(pl.col(JS).is_in(ctx.sets)).join(nil, on=keys, how="semi")
-            .select(JS, "qid").unique().sort(JS, "qid"))
+        right = right.join(first, on=keys, how="semi")
+    return right.filter(pl.col(JS).is_in(ctx.sets)).select(JS, "qid").unique().sort(JS, "qid")
 
 
 def restrict(ctx: Context, names: list[str], whole: bool) -> Callable[[], Context]:

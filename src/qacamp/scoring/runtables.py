@@ -72,15 +72,15 @@ class Survey:
     sets: set  # judgment sets named by a judgment or a nugget match
     judged: pl.DataFrame  # (judgment_set, qid) with a judgment
     max_item: pl.DataFrame  # (qid, item): the largest item number of any response
-    nil: pl.DataFrame  # (run, qid, item) of the answered NIL responses
-    nil_right: pl.DataFrame  # (judgment_set, run, qid, item) of those judged R
+    nil_right: pl.DataFrame  # (judgment_set, run, qid, item) of answered NIL responses judged R
 
 
 def survey(t: dict, threads: int | None = None) -> Survey:
     """One scan of responses (run, qid, item, answered, nil), then one of
     judgments (judgment_set, run, qid, item, judgment) and of nugget matches'
     judgment sets, their chunks in ``threads`` threads (:func:`each`); every
-    part is small (per question, or NIL answers only)."""
+    part kept is small (per question, or NIL answers judged right; the NIL
+    answers found in the first scan are kept only until the second)."""
     def of_responses(c: pl.DataFrame):
         return (c["run"].drop_nulls().unique().cast(pl.String).to_list(),
                 strings(c.group_by("qid").agg(pl.col("item").max())),
@@ -111,7 +111,7 @@ def survey(t: dict, threads: int | None = None) -> Survey:
                   judged=pl.concat([j for _, j, _ in judgments]).unique(),
                   max_item=pl.concat([m for _, m, _ in responses]).group_by("qid")
                   .agg(pl.col("item").max()),
-                  nil=strings(nil_rows), nil_right=pl.concat([r for _, _, r in judgments]))
+                  nil_right=pl.concat([r for _, _, r in judgments]))
 
 
 __all__ = ["RUN_TABLES", "Survey", "each", "like", "of_runs", "strings", "survey"]
