@@ -303,3 +303,33 @@ def test_batch_rows_are_read_in_the_main_thread_and_decoded_in_the_batches(
     for name in ("outcomes", "units", "runs", "dropped"):
         assert (tmp_path / "out" / f"{name}.parquet").read_bytes() == \
             (whole / f"{name}.parquet").read_bytes(), name
+
+
+@pytest.mark.parametrize("string", [pa.large_string(), pa.string()])
+def test_coded_strings_are_decoded_as_arrow_casts_them(string, tmp_path):
+    """A coded table's strings looked up by polars (:meth:`RowGroups.plain`)
+    are Arrow's cast of its dictionaries to the file's type, made a frame:
+    chunks with dictionaries of their own, null codes, long strings (not
+    inlined in a view), an unused dictionary value, no chunk at all."""
+    df = pl.DataFrame({"run": ["a"], "qid": ["q"]})
+    path = tmp_path / "t.parquet"
+    table = df.to_arrow().cast(pa.schema([("run", string), ("qid", string)]))
+    write_parquet_parts([table], table.schema, path, one_chunk=True)
+    kind = pa.dictionary(pa.int32(), string)
+    long = "a string longer than a view holds, " * 3
+    chunks = [pa.DictionaryArray.from_arrays(pa.array([2, None, 0, 2], pa.int32()),
+                                             pa.array(["x", "unused", long], string)),
+              pa.DictionaryArray.from_arrays(pa.array([0, 0, None], pa.int32()),
+                                             pa.array(["y"], string))]
+    cases = {"chunks": pa.table({"run": pa.chunked_array(chunks, kind),
+                                 "qid": pa.chunked_array([pa.array(["1", "2", None, "4"], string),
+                                                          pa.array(["5", "6", "7"], string)])}),
+             "none": pa.table({"run": pa.chunked_array([], kind),
+                               "qid": pa.chunked_array([], kind)})}
+    with read_row_groups(path, dict(df.schema)) as src:
+        for case, coded in cases.items():
+            want = pl.from_arrow(pa.table(
+                [c.cast(string) for c in coded.columns], names=coded.column_names))
+            got = src.plain(coded)
+            assert_frame_equal(got, want, check_exact=True), case
+            assert got.schema == df.schema, case

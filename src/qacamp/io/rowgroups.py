@@ -170,13 +170,22 @@ class RowGroups:
             self._last = ((g, tuple(columns)), self._coded_group(g, columns))
         return self._last[1]
 
-    def _plain(self, table: pa.Table) -> pa.Table:
-        """``table`` with its coded strings as the file's declared types."""
+    def _frame(self, table: pa.Table) -> pl.DataFrame:
+        """``table`` as a frame, its coded strings as the file's declared types:
+        looked up in their dictionaries by polars, a string is a view of its
+        dictionary's value (no Arrow string column is made on the way)."""
         import pyarrow as pa
 
-        return pa.table([c.cast(self._types[name]) if pa.types.is_dictionary(c.type) else c
-                         for name, c in zip(table.column_names, table.columns, strict=True)],
-                        names=table.column_names)
+        def column(name: str, c: pa.ChunkedArray) -> pl.Series:
+            if not pa.types.is_dictionary(c.type):
+                return pl.Series(name, c)
+            parts = [pl.Series(name, ch.dictionary).gather(pl.Series(ch.indices))
+                     for ch in c.chunks]
+            return pl.concat(parts, rechunk=False) if parts else \
+                pl.Series(name, pa.chunked_array([], self._types[name]))
+
+        return pl.DataFrame([column(name, c) for name, c in
+                             zip(table.column_names, table.columns, strict=True)])
 
     def _empty_table(self, columns: list[str]) -> pa.Table:
         import pyarrow as pa  # (Schema.empty_table() would load pandas)
@@ -192,7 +201,7 @@ class RowGroups:
         if not self._pf.num_row_groups:
             yield self._empty(columns)
         for g in range(self._pf.num_row_groups):
-            yield pl.from_arrow(self._plain(self._kept_group(g, columns)))
+            yield self._frame(self._kept_group(g, columns))
 
     def each(self, columns: list[str], func: Callable[[pl.DataFrame], T],
              threads: int | None = None) -> list[T]:
@@ -258,7 +267,7 @@ class RowGroups:
     def plain(self, table: pa.Table) -> pl.DataFrame:
         """The frame of :meth:`coded_rows`' ``table``, its coded strings as the
         file's declared types (safe in any thread: it reads no file)."""
-        return pl.from_arrow(self._plain(table))
+        return self._frame(table)
 
     def _groups(self, key: str, wanted: list[str]
                 ) -> Iterator[tuple[int, list[tuple[str | None, int, int]] | None, bool]]:
