@@ -69,6 +69,7 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
     if per_batch == "codes":
         monkeypatch.setattr(frames, "CODES_FROM", 0)
         monkeypatch.setattr(batches, "BATCH_CELLS", 5_000)  # (parts cut by row groups)
+        monkeypatch.setattr(batches, "MIN_BATCH_CELLS", 0)
     elif per_batch is not None:
         monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
             names[i:i + per_batch] for i in range(0, len(names), per_batch)])
@@ -78,17 +79,23 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
         assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
 
 
-@pytest.mark.parametrize(("runs", "threads", "sizes"), [
-    (100, 2, [13] * 7 + [9]),  # 1 M cells: 4 batches a thread, 130,000 cells each
-    (1000, 2, [25] * 40),  # 10 M cells: BATCH_CELLS (500,000) between the 2 threads
-    (1000, 1, [50] * 20),
-    (3, 2, [1, 1, 1]),  # fewer runs than batches wanted: one a batch
+@pytest.mark.parametrize(("runs", "questions", "threads", "sizes"), [
+    (100, 10_000, 2, [4] * 25),  # 1 M cells: 16 batches a thread would be 3 runs, 40,000 cells at least
+    (300, 10_000, 2, [10] * 30),  # 3 M cells: 16 batches a thread, 100,000 cells each
+    (1000, 10_000, 2, [25] * 40),  # 10 M cells: BATCH_CELLS (500,000) between the 2 threads
+    (1000, 10_000, 1, [50] * 20),
+    (3, 10_000, 2, [3]),  # fewer cells than a batch holds at least: one batch
+    (5, 10_000, 2, [4, 1]),
+    (67, 500, 2, [67]),  # a small campaign (the demos'): one batch
+    (3, 300_000, 2, [1, 1, 1]),  # a run is more than BATCH_CELLS between the threads
 ])
-def test_batches_are_at_most_batch_cells_and_at_least_4_a_thread(runs, threads, sizes):
-    """10,000 questions: a batch is at most BATCH_CELLS (run, question) cells
-    between the threads, and a campaign is cut into at least 4 batches a
-    thread when it has runs enough (its peak follows the smaller batch)."""
-    judged = batches.Judged(question=pl.DataFrame({"qid": [f"q{i}" for i in range(10_000)]}),
+def test_batches_are_at_most_batch_cells_at_least_16_a_thread_and_of_40000_cells(
+        runs, questions, threads, sizes):
+    """A batch is at most BATCH_CELLS (run, question) cells between the
+    threads; a campaign is cut into at least 16 batches a thread when it has
+    runs enough (its peak follows the smaller batch), but a batch holds
+    40,000 cells at least (each costs a fixed part besides its rows)."""
+    judged = batches.Judged(question=pl.DataFrame({"qid": [f"q{i}" for i in range(questions)]}),
                             lists=pl.DataFrame(), other=pl.DataFrame(), series_out=pl.DataFrame())
     names = [f"r{i:04d}" for i in range(runs)]
     cut = batches.batch_runs(names, judged, threads)
@@ -276,6 +283,7 @@ def test_enum_coded_parts_of_real_campaigns_give_the_bytes_of_their_files(campai
               for name in SCHEMAS}
     monkeypatch.setattr(frames, "CODES_FROM", 0)
     monkeypatch.setattr(batches, "BATCH_CELLS", 5_000)
+    monkeypatch.setattr(batches, "MIN_BATCH_CELLS", 0)
     parts = list(score_batches(kind, tables, campaign))
     assert len(parts) > 1
     for name in frames.CODED:

@@ -14,9 +14,10 @@ over every run before any batch is scored (:func:`campaign_facts`):
 The runs to score (participants and baselines) are sorted by name and cut
 into contiguous blocks: shard ``I`` of ``N`` holds block ``I`` of
 ``ceil(runs / N)`` runs (:func:`shard_runs`), and inside a process the runs
-are scored in batches of at most :data:`BATCH_CELLS` (run, unit) cells, and
-at least :data:`BATCHES_PER_THREAD` per thread (:func:`batch_runs`).  Every output row belongs to one run and every float sum
-stays inside one run, in the same fixed order as in one pass, so the batches'
+are scored in batches of at most :data:`BATCH_CELLS` (run, unit) cells, at
+least :data:`BATCHES_PER_THREAD` per thread, of :data:`MIN_BATCH_CELLS` cells
+or more (:func:`batch_runs`).  Every output row belongs to one run and every
+float sum stays inside one run, in the same fixed order as in one pass, so the batches'
 and shards' rows are the same numbers; :func:`combine` puts them back in the
 canonical order (judgment set, then run: blocks are contiguous in run order),
 with the campaign-level ``dropped`` rows of the first block.  The bytes are
@@ -45,7 +46,11 @@ BATCH_CELLS = 500_000
 #: Batches per thread at least, when there are runs enough: a smaller
 #: campaign is scored in smaller batches (its peak memory follows them) and
 #: reading, scoring and writing still overlap.
-BATCHES_PER_THREAD = 4
+BATCHES_PER_THREAD = 16
+#: Cells a batch holds at least, when there are runs enough: a batch costs a
+#: fixed part besides its rows (a few hundred small polars queries), so a
+#: small campaign is not cut into batches of a few cells.
+MIN_BATCH_CELLS = 40_000
 
 
 def scored_runs(ctx: Context) -> list[str]:
@@ -64,10 +69,14 @@ def shard_runs(names: list[str], shard: int, n_shards: int) -> list[str]:
 def batch_runs(names: list[str], judged: Judged, threads: int = 1) -> list[list[str]]:
     """``names`` cut into batches of at most :data:`BATCH_CELLS` grid cells
     between the ``threads`` scoring at once, and into at least
-    :data:`BATCHES_PER_THREAD` batches per thread when there are runs enough."""
-    units = judged.question.height + judged.lists.height + judged.other.height
-    per = max(1, min(BATCH_CELLS // max(1, units * threads),
-                     math.ceil(len(names) / (BATCHES_PER_THREAD * max(1, threads)))))
+    :data:`BATCHES_PER_THREAD` batches per thread when there are runs enough,
+    none under :data:`MIN_BATCH_CELLS` cells (except the last) unless
+    :data:`BATCH_CELLS` says so."""
+    units = max(1, judged.question.height + judged.lists.height + judged.other.height)
+    threads = max(1, threads)
+    spread = math.ceil(len(names) / (BATCHES_PER_THREAD * threads))
+    per = max(1, min(BATCH_CELLS // (units * threads),
+                     max(spread, math.ceil(MIN_BATCH_CELLS / units))))
     return [names[i:i + per] for i in range(0, len(names), per)]
 
 
@@ -140,5 +149,5 @@ def combine(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
     return out
 
 
-__all__ = ["BATCHES_PER_THREAD", "BATCH_CELLS", "batch_runs", "campaign_facts", "combine", "restrict", "scored_runs",
-           "shard_runs"]
+__all__ = ["BATCHES_PER_THREAD", "BATCH_CELLS", "MIN_BATCH_CELLS", "batch_runs", "campaign_facts",
+           "combine", "restrict", "scored_runs", "shard_runs"]
