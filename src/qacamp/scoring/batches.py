@@ -17,10 +17,10 @@ into contiguous blocks: shard ``I`` of ``N`` holds block ``I`` of
 are scored in batches of at most :data:`BATCH_CELLS` (run, unit) cells, at
 least :data:`BATCHES_PER_THREAD` per thread, of :data:`MIN_BATCH_CELLS` cells
 or more (:func:`batch_runs`).  Every output row belongs to one run and every
-float sum stays inside one run, in the same fixed order as in one pass, so the batches'
-and shards' rows are the same numbers; :func:`combine` puts them back in the
-canonical order (judgment set, then run: blocks are contiguous in run order),
-with the campaign-level ``dropped`` rows of the first block.  The bytes are
+float sum stays inside one run, in the same fixed order as in one pass, so
+the batches' and shards' rows are the same numbers; :func:`combine` puts them
+back in the canonical order (judgment set, then run: blocks are contiguous in
+run order), with the campaign-level ``dropped`` rows of the first block.  The bytes are
 therefore the same for any batch size and any shard count (tested with 1, 3
 and 5 shards).
 """
