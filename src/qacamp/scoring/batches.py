@@ -20,9 +20,9 @@ or more (:func:`batch_runs`).  Every output row belongs to one run and every
 float sum stays inside one run, in the same fixed order as in one pass, so
 the batches' and shards' rows are the same numbers; :func:`combine` puts them
 back in the canonical order (judgment set, then run: blocks are contiguous in
-run order), with the campaign-level ``dropped`` rows of the first block.  The bytes are
-therefore the same for any batch size and any shard count (tested with 1, 3
-and 5 shards).
+run order), with the campaign-level ``dropped`` rows of the first block.  The
+bytes are therefore the same for any batch size and any shard count (tested
+with 1, 3 and 5 shards).
 """
 
 from __future__ import annotations
