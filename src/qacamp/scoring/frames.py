@@ -119,7 +119,10 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     (lexical, nulls last).  Large inputs are sorted on integer codes: Enum key
     columns are remapped through their categories (no string hashing), String
     ones cast to an Enum of the union of distinct values; strings are attached
-    only after the sort.  ``coded``: large inputs keep them coded instead, the
+    only after the sort.  Frames each in order whose keys but the last never
+    meet across frames (a batch's per-question rows: a frame per measure) are
+    not sorted but put in order as blocks of rows (:func:`_blocks`).
+    ``coded``: large inputs keep them coded instead, the
     keys as Enums of their sorted values, the other string columns that are
     one Enum in every frame as they are (:data:`CODED`)."""
     def plain() -> pl.DataFrame:
@@ -150,9 +153,9 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     kept = {c for c, d in schema.items() if coded and c not in keys and d == pl.String
             and isinstance(frames[0].get_column(c).dtype, pl.Enum)
             and all(f.get_column(c).dtype == frames[0].get_column(c).dtype for f in frames)}
-    recoded = []
-    for f, fdt in zip(frames, dts, strict=True):
-        exprs = []
+    codes = []  # per frame: each key column's codes, its values' places in cats
+    for fdt in dts:
+        exprs = {}
         for c in keys:
             dt = fdt[c]
             if isinstance(dt, pl.Enum) and dt.categories.equals(cats[c]):
@@ -162,19 +165,82 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
                 e = pl.lit(m).gather(pl.col(c).to_physical())
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
-            exprs.append(e.cast(pl.UInt32).alias(c))
-        recoded.append(f.select(*exprs, *[pl.col(c) if c in kept else pl.col(c).cast(d)
-                                          for c, d in schema.items() if c not in keys]))
-    df = pl.concat(recoded)
-    key = pl.lit(0, pl.UInt64)
-    for c in keys:
-        n = len(cats[c])
-        key = key * (n + 1) + pl.col(c).cast(pl.UInt64).fill_null(n)
-    df = df.with_columns(key.alias("_key"))
+            exprs[c] = e.cast(pl.UInt32)
+        codes.append(exprs)
+
+    def key(exprs: dict[str, pl.Expr], cols: list[str]) -> pl.Expr:
+        k = pl.lit(0, pl.UInt64)
+        for c in cols:
+            n = len(cats[c])
+            k = k * (n + 1) + exprs[c].cast(pl.UInt64).fill_null(n)
+        return k
+
+    values = {c: cats[c].cast(pl.Enum(cats[c])) if coded else cats[c] for c in keys}
+
+    def final(c: str, exprs: dict[str, pl.Expr]) -> pl.Expr:
+        if c in keys:
+            return pl.lit(values[c]).gather(exprs[c]).alias(c)
+        return pl.col(c) if c in kept else pl.col(c).cast(schema[c])
+
+    frame_keys = [f.select(key(exprs, keys).alias("_key"))["_key"]
+                  for f, exprs in zip(frames, codes, strict=True)]
+    blocks = _blocks(frame_keys, len(cats[keys[-1]]) + 1)
+    if blocks is not None:  # (no sort: the frames' blocks put in order)
+        parts = [f.select([pl.col(c) if c in keys and fdt[c] == values[c].dtype
+                           else final(c, exprs) for c in schema])
+                 for f, fdt, exprs in zip(frames, dts, codes, strict=True)]
+        if len(blocks) == 1:
+            return parts[blocks[0][0]]
+        return pl.concat([parts[i].slice(at, n) for i, at, n in blocks], rechunk=True)
+    df = pl.concat([f.select(*[exprs[c].alias(c) for c in keys],
+                             *[final(c, exprs) for c in schema if c not in keys])
+                    for f, exprs in zip(frames, codes, strict=True)])
+    df = df.with_columns(pl.concat(frame_keys).alias("_key"))
     if not df["_key"].is_sorted():  # (frames built in canonical order need no sort)
         df = df.sort("_key")  # the keys identify a row (see OUT_SORT): no ties to keep in order
-    return df.select([pl.lit(cats[c].cast(pl.Enum(cats[c])) if coded else cats[c])
-                      .gather(pl.col(c)).alias(c) if c in keys else pl.col(c) for c in schema])
+    return df.select([final(c, {c: pl.col(c)}) if c in keys else pl.col(c) for c in schema])
+
+
+#: Blocks at most per 1,024 rows for :func:`_blocks` to put the frames in
+#: order by moving blocks of rows rather than by a sort.
+BLOCKS_PER_1024 = 1
+
+
+def _blocks(frame_keys: list[pl.Series], last: int) -> list[tuple[int, int, int]] | None:
+    """The rows of frames, each sorted on its key (``frame_keys``: a UInt64 per
+    row, whose last key column counts ``last`` values), in the order of
+    their keys, as (frame, first row, rows) blocks of consecutive rows of one
+    frame; None where blocks cannot do it: a frame not sorted, frames whose
+    keys without the last column (their prefixes) meet, or more blocks than
+    :data:`BLOCKS_PER_1024` per 1,024 rows.  (A batch's per-question rows,
+    a frame per measure sorted by run and question, are a block per run and
+    measure.)"""
+    import numpy as np
+
+    frame, first, length, prefix, rows = [], [], [], [], 0
+    for i, k in enumerate(frame_keys):
+        rows += len(k)
+        if not k.is_sorted():
+            return None
+        stretches = (k // last).rle()
+        n = stretches.struct.field("len").to_numpy().astype(np.int64)
+        frame.append(np.full(len(n), i))
+        first.append(np.cumsum(n) - n)
+        length.append(n)
+        prefix.append(stretches.struct.field("value").to_numpy())
+    prefixes = np.concatenate(prefix)
+    if len(np.unique(prefixes)) < len(prefixes):
+        return None
+    order = np.argsort(prefixes)
+    frame, first, length = (np.concatenate(x)[order] for x in (frame, first, length))
+    # stretches that follow each other in one frame make one block
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (frame[1:] != frame[:-1]) | (first[1:] != first[:-1] + length[:-1])
+    at = np.flatnonzero(new)
+    if len(at) > max(1, BLOCKS_PER_1024 * rows // 1024):
+        return None
+    sizes = np.add.reduceat(length, at)
+    return [(int(frame[a]), int(first[a]), int(n)) for a, n in zip(at, sizes, strict=True)]
 
 
 def runs_wide(runs: pl.DataFrame, judgment_set: str, kind: str | None = None) -> pl.DataFrame:
