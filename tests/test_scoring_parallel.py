@@ -61,15 +61,22 @@ def campaign(request, demo_scores, tmp_path_factory):
 # (batches of 1 run: the test after this one; the default batches in as many
 # threads as the machine has cores, 2 here: the reference run itself; "codes":
 # every output frame sorted on codes, the per-question ones written from
-# Enum codes, as a batch of 100,000 rows or more is)
-@pytest.mark.parametrize(("per_batch", "threads"), [(3, 1), (3, 2), (None, 1), ("codes", 2)])
+# Enum codes, as a batch of 100,000 rows or more is; "blocks": the same, with
+# the per-question rows put in order as blocks of a run and measure, as a
+# batch's are when its blocks are few for its rows)
+@pytest.mark.parametrize(("per_batch", "threads"), [(3, 1), (3, 2), (None, 1), ("codes", 2),
+                                                    ("blocks", 2)])
 def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch, per_batch,
-                                                 threads):
+                                                 threads, request):
     ingest, whole = campaign
-    if per_batch == "codes":
+    blocks = []
+    if per_batch in ("codes", "blocks"):
         monkeypatch.setattr(frames, "CODES_FROM", 0)
         monkeypatch.setattr(batches, "BATCH_CELLS", 5_000)  # (parts cut by row groups)
         monkeypatch.setattr(batches, "MIN_BATCH_CELLS", 0)
+        monkeypatch.setattr(frames, "BLOCKS_PER_1024", 0 if per_batch == "codes" else 1024)
+        real = frames._blocks
+        monkeypatch.setattr(frames, "_blocks", lambda *a: blocks.append(real(*a)) or blocks[-1])
     elif per_batch is not None:
         monkeypatch.setattr(qacamp.scoring, "batch_runs", lambda names, judged, threads: [
             names[i:i + per_batch] for i in range(0, len(names), per_batch)])
@@ -77,6 +84,11 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
     assert qacamp_in_root("score", "--ingest", ingest, "--out", tmp_path / "scores") == 0
     for f in FILES:
         assert (tmp_path / "scores" / f).read_bytes() == (whole / f).read_bytes(), f
+    several = any(b is not None and len(b) > 1 for b in blocks)
+    if per_batch == "codes":  # (frames in order as they are, or sorted)
+        assert blocks and not several
+    if per_batch == "blocks" and request.node.callspec.params["campaign"] == "trec2002":
+        assert several  # (a frame per measure; QA4MRE's questions are not in lexical order)
 
 
 @pytest.mark.parametrize(("runs", "questions", "threads", "sizes"), [
