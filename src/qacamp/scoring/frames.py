@@ -12,6 +12,7 @@ steps write into, and the wide run table.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from ..kinds import KINDS
@@ -215,8 +216,6 @@ def _blocks(frame_keys: list[pl.Series], last: int) -> list[tuple[int, int, int]
     :data:`BLOCKS_PER_1024` per 1,024 rows.  (A batch's per-question rows,
     a frame per measure sorted by run and question, are a block per run and
     measure.)"""
-    import numpy as np
-
     frame, first, length, prefix, rows = [], [], [], [], 0
     for i, k in enumerate(frame_keys):
         rows += len(k)
