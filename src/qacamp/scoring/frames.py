@@ -166,14 +166,16 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
                 e = pl.lit(m).gather(pl.col(c).to_physical())
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
-            exprs[c] = e.cast(pl.UInt32)
+            exprs[c] = e
         codes.append(exprs)
 
-    def key(exprs: dict[str, pl.Expr], cols: list[str]) -> pl.Expr:
-        k = pl.lit(0, pl.UInt64)
-        for c in cols:
+    def key(f: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.Expr:
+        k = None
+        for c in keys:
             n = len(cats[c])
-            k = k * (n + 1) + exprs[c].cast(pl.UInt64).fill_null(n)
+            e = exprs[c].cast(pl.UInt64)
+            e = e.fill_null(n) if f.get_column(c).null_count() else e
+            k = e if k is None else k * (n + 1) + e
         return k
 
     values = {c: cats[c].cast(pl.Enum(cats[c])) if coded else cats[c] for c in keys}
@@ -183,7 +185,7 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
             return pl.lit(values[c]).gather(exprs[c]).alias(c)
         return pl.col(c) if c in kept else pl.col(c).cast(schema[c])
 
-    frame_keys = [f.select(key(exprs, keys).alias("_key"))["_key"]
+    frame_keys = [f.select(key(f, exprs).alias("_key"))["_key"]
                   for f, exprs in zip(frames, codes, strict=True)]
     blocks = _blocks(frame_keys, len(cats[keys[-1]]) + 1)
     if blocks is not None:  # (no sort: the frames' blocks put in order)
@@ -193,7 +195,7 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
         if len(blocks) == 1:
             return parts[blocks[0][0]]
         return pl.concat([parts[i].slice(at, n) for i, at, n in blocks], rechunk=True)
-    df = pl.concat([f.select(*[exprs[c].alias(c) for c in keys],
+    df = pl.concat([f.select(*[exprs[c].cast(pl.UInt32).alias(c) for c in keys],
                              *[final(c, exprs) for c in schema if c not in keys])
                     for f, exprs in zip(frames, codes, strict=True)])
     df = df.with_columns(pl.concat(frame_keys).alias("_key"))
