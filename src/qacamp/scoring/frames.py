@@ -154,9 +154,9 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
     kept = {c for c, d in schema.items() if coded and c not in keys and d == pl.String
             and isinstance(frames[0].get_column(c).dtype, pl.Enum)
             and all(f.get_column(c).dtype == frames[0].get_column(c).dtype for f in frames)}
-    codes = []  # per frame: each key column's codes, its values' places in cats
-    for fdt in dts:
-        exprs = {}
+    codes = []  # per frame: its key columns' codes, their values' places in cats
+    for f, fdt in zip(frames, dts, strict=True):
+        exprs = []
         for c in keys:
             dt = fdt[c]
             if isinstance(dt, pl.Enum) and dt.categories.equals(cats[c]):
@@ -166,42 +166,44 @@ def concat_sorted(frames: list[pl.DataFrame], schema: dict[str, pl.DataType],
                 e = pl.lit(m).gather(pl.col(c).to_physical())
             else:
                 e = pl.col(c).cast(pl.String).cast(pl.Enum(cats[c])).to_physical()
-            exprs[c] = e
-        codes.append(exprs)
+            exprs.append(e.alias(c))
+        codes.append(f.select(exprs))
 
-    def key(f: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.Expr:
+    def key(cf: pl.DataFrame) -> pl.Series:
         k = None
         for c in keys:
             n = len(cats[c])
-            e = exprs[c].cast(pl.UInt64)
-            e = e.fill_null(n) if f.get_column(c).null_count() else e
+            e = pl.col(c).cast(pl.UInt64)
+            e = e.fill_null(n) if cf.get_column(c).null_count() else e
             k = e if k is None else k * (n + 1) + e
-        return k
+        return cf.select(k.alias("_key")).to_series()
 
     values = {c: cats[c].cast(pl.Enum(cats[c])) if coded else cats[c] for c in keys}
+    others = [pl.col(c) if c in kept else pl.col(c).cast(d) for c, d in schema.items()
+              if c not in keys]
 
-    def final(c: str, exprs: dict[str, pl.Expr]) -> pl.Expr:
-        if c in keys:
-            return pl.lit(values[c]).gather(exprs[c]).alias(c)
-        return pl.col(c) if c in kept else pl.col(c).cast(schema[c])
+    def attached(df: pl.DataFrame, done: set[str] = frozenset()) -> pl.DataFrame:
+        """``df`` (codes for the keys but ``done``) with the keys' values."""
+        return df.select([pl.lit(values[c]).gather(pl.col(c)).alias(c)
+                          if c in keys and c not in done else pl.col(c) for c in schema])
 
-    frame_keys = [f.select(key(f, exprs).alias("_key"))["_key"]
-                  for f, exprs in zip(frames, codes, strict=True)]
+    frame_keys = [key(cf) for cf in codes]
     blocks = _blocks(frame_keys, len(cats[keys[-1]]) + 1)
     if blocks is not None:  # (no sort: the frames' blocks put in order)
-        parts = [f.select([pl.col(c) if c in keys and fdt[c] == values[c].dtype
-                           else final(c, exprs) for c in schema])
-                 for f, fdt, exprs in zip(frames, dts, codes, strict=True)]
+        parts = []
+        for f, fdt, cf in zip(frames, dts, codes, strict=True):
+            done = {c for c in keys if fdt[c] == values[c].dtype}  # (the values already)
+            parts.append(attached(pl.concat([cf.drop(done), f.select(*done, *others)],
+                                            how="horizontal"), done))
         if len(blocks) == 1:
             return parts[blocks[0][0]]
         return pl.concat([parts[i].slice(at, n) for i, at, n in blocks], rechunk=True)
-    df = pl.concat([f.select(*[exprs[c].cast(pl.UInt32).alias(c) for c in keys],
-                             *[final(c, exprs) for c in schema if c not in keys])
-                    for f, exprs in zip(frames, codes, strict=True)])
+    df = pl.concat([pl.concat([cf.cast(pl.UInt32), f.select(others)], how="horizontal")
+                    for f, cf in zip(frames, codes, strict=True)])
     df = df.with_columns(pl.concat(frame_keys).alias("_key"))
     if not df["_key"].is_sorted():  # (frames built in canonical order need no sort)
         df = df.sort("_key")  # the keys identify a row (see OUT_SORT): no ties to keep in order
-    return df.select([final(c, {c: pl.col(c)}) if c in keys else pl.col(c) for c in schema])
+    return attached(df)
 
 
 #: Blocks at most per 1,024 rows for :func:`_blocks` to put the frames in
