@@ -176,6 +176,68 @@ def test_no_room_for_the_private_copy_is_an_error_naming_the_file_and_the_fix(
     assert "TMPDIR" in text
 
 
+def _kernel_copy(monkeypatch, how: str) -> list[int]:
+    """``os.copy_file_range`` as ``how`` says: counted (``kernel``), absent
+    (``none``), refusing (``refused``: another file system) or failing with
+    the errno ``how`` names (ENOSPC, EIO); returns the list of its calls."""
+    import errno
+
+    calls, real = [], getattr(os, "copy_file_range", None)
+
+    def fake(*args):
+        calls.append(args[2])
+        if how == "kernel":
+            return real(*args)
+        code = errno.EXDEV if how == "refused" else getattr(errno, how)
+        raise OSError(code, os.strerror(code))
+    if how == "none":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    else:
+        monkeypatch.setattr(os, "copy_file_range", fake)
+    return calls
+
+
+@pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="os.copy_file_range (Linux)")
+@pytest.mark.parametrize("how", ["kernel", "none", "refused"])
+def test_the_private_copy_is_the_same_whether_the_kernel_makes_it_or_not(ingested, tmp_path,
+                                                                         monkeypatch, how):
+    """The kernel makes the private copy where it can (``os.copy_file_range``)
+    and the copy's own bytes are hashed; where the system has no such call or
+    refuses it (another file system), the bytes go through memory.  Either
+    way the rows decoded are the file's, and a file changed since qacamp
+    wrote it is refused."""
+    _kind, _campaign, _tables, small = ingested
+    calls = _kernel_copy(monkeypatch, how)
+    source = small / "responses.parquet"
+    with read_row_groups(source, SCHEMAS["responses"]) as table:
+        got = pl.concat(list(table.chunks()))
+    assert_frame_equal(got, pl.read_parquet(source).cast(got.schema), check_exact=True)
+    assert len(calls) == {"kernel": 2, "none": 0, "refused": 1}[how]  # (the last returns 0)
+    changed = tmp_path / "responses.parquet"
+    data = bytearray(source.read_bytes())
+    write_bytes(bytes(data), changed)
+    data[len(data) // 2] ^= 1
+    with open(changed, "r+b") as fh:
+        fh.write(data)
+    with pytest.raises(InputError, match="changed since"):
+        read_row_groups(changed, SCHEMAS["responses"])
+
+
+@pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="os.copy_file_range (Linux)")
+@pytest.mark.parametrize(("how", "said"), [("ENOSPC", "private copy of it in the temporary"),
+                                           ("EIO", "cannot read it (Input/output error)")])
+def test_a_failing_kernel_copy_is_an_error_naming_the_file(ingested, monkeypatch, how, said):
+    _kind, _campaign, _tables, small = ingested
+    _kernel_copy(monkeypatch, how)
+    source = small / "responses.parquet"
+    before = _open_files()
+    with pytest.raises(InputError) as err:
+        read_row_groups(source, SCHEMAS["responses"])
+    assert str(err.value).startswith(f"{source}: ") and said in str(err.value)
+    assert ("TMPDIR" in str(err.value)) == (how == "ENOSPC")
+    assert _open_files() == before  # (the copy and the file closed)
+
+
 def _open_files() -> list[str]:
     """What this process's file descriptors point to (Linux)."""
     fds = Path("/proc/self/fd")

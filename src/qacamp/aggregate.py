@@ -99,39 +99,80 @@ def sorted_by(df: pl.DataFrame, cols: Sequence[str]) -> pl.DataFrame:
     every column is an Enum or an integer and their ranges fit, the rows are
     ordered on one 64-bit key combining them (Enum categories are ordered by
     their codes, as polars sorts them), which is several times faster than a
-    sort on several columns."""
+    sort on several columns; where the first columns alone give every row a
+    key of its own in a small range, by counting (:func:`_counting_order`),
+    without a sort."""
     cols = list(cols)
-    key = _combined_key(df, cols) if df.height > 1 else None
-    if key is None:
+    codes = _codes(df, cols) if df.height > 1 else None
+    if codes is None:
         return df.sort(cols, nulls_last=True, maintain_order=True)
-    order = pl.DataFrame({"k": key}).with_row_index("i").sort("k", maintain_order=True)["i"]
+    order = _counting_order(df, codes)
+    if order is None:
+        key = _key(df, codes)
+        order = pl.DataFrame({"k": key}).with_row_index("i").sort("k", maintain_order=True)["i"]
     return df[order]
 
 
-def _combined_key(df: pl.DataFrame, cols: list[str]) -> np.ndarray | None:
-    """One uint64 per row ordering the rows as ``cols`` do (nulls last), or None."""
-    parts, radix = [], 1
-    for c in cols:
-        s = df[c]
-        if isinstance(s.dtype, pl.Enum):
-            code = s.to_physical().cast(pl.Int64)
-            lo, hi = 0, len(s.dtype.categories) - 1
-        elif s.dtype.is_integer():
-            code = s.cast(pl.Int64)
-            lo, hi = code.min(), code.max()
-            if lo is None:
-                lo = hi = 0
+#: Keys per row at most (or 65,536 in all) that :func:`_counting_order` counts.
+COUNTED_KEYS_PER_ROW = 4
+
+
+def _codes(df: pl.DataFrame, cols: list[str]) -> list[tuple[pl.Expr, int]] | None:
+    """Each column of ``cols`` as (an expression of its codes from 0, UInt64,
+    in the column's sort order, nulls last; how many codes), or None where a
+    column is neither an Enum nor an integer, or their combined range passes
+    63 bits."""
+    dtypes = [df.get_column(c).dtype for c in cols]
+    if not all(isinstance(d, pl.Enum) or d.is_integer() for d in dtypes):
+        return None
+    ints = [c for c, d in zip(cols, dtypes, strict=True) if not isinstance(d, pl.Enum)]
+    bounds = df.select([pl.col(c).min().cast(pl.Int64).alias(f"{c}_lo") for c in ints]
+                       + [pl.col(c).max().cast(pl.Int64).alias(f"{c}_hi") for c in ints]
+                       ).row(0, named=True) if ints else {}
+    out, radix = [], 1
+    for c, d in zip(cols, dtypes, strict=True):
+        if isinstance(d, pl.Enum):
+            code, size = pl.col(c).to_physical().cast(pl.Int64), len(d.categories) + 1
         else:
-            return None
-        size = int(hi) - int(lo) + 2  # one more value: null, last
-        radix *= size
+            lo, hi = bounds[f"{c}_lo"], bounds[f"{c}_hi"]
+            lo, hi = (0, 0) if lo is None else (lo, hi)
+            code, size = pl.col(c).cast(pl.Int64) - lo, hi - lo + 2
+        radix *= size  # (one more value: null, last)
         if radix >= 2**63:
             return None
-        parts.append(((code - lo).fill_null(size - 1).to_numpy().astype(np.uint64), size))
-    key = np.zeros(df.height, np.uint64)
-    for v, size in parts:
-        key = key * np.uint64(size) + v
-    return key
+        out.append((code.fill_null(size - 1).cast(pl.UInt64), size))
+    return out
+
+
+def _key(df: pl.DataFrame, codes: list[tuple[pl.Expr, int]]) -> np.ndarray:
+    """One uint64 per row of ``df`` ordering the rows as ``codes`` do."""
+    key = None
+    for code, size in codes:
+        key = code if key is None else key * size + code
+    return df.select(key.alias("k")).to_series().to_numpy()
+
+
+def _counting_order(df: pl.DataFrame, codes: list[tuple[pl.Expr, int]]) -> np.ndarray | None:
+    """The sorted order of the rows of ``df`` (their row numbers) found by
+    counting, or None.  The first ``codes`` whose combined keys number at
+    most :data:`COUNTED_KEYS_PER_ROW` per row (or 65,536) must give every row
+    a key of its own: the later columns then cannot reorder anything, and a
+    row's place is the number of smaller keys.  None where they give two
+    rows one key (ties: the caller sorts on the whole key)."""
+    limit, radix, m = max(1 << 16, COUNTED_KEYS_PER_ROW * df.height), 1, 0
+    while m < len(codes) and radix * codes[m][1] <= limit:
+        radix *= codes[m][1]
+        m += 1
+    if m == 0:
+        return None
+    key = _key(df, codes[:m]).astype(np.intp)
+    counts = np.bincount(key, minlength=radix)
+    if counts.max() > 1:
+        return None
+    place = np.cumsum(counts) - 1  # (each key at most once: the smaller keys before it)
+    order = np.empty(df.height, np.intp)
+    order[place[key]] = np.arange(df.height)
+    return order
 
 
 def group_starts(srt: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:

@@ -5,6 +5,7 @@ the file made while it is hashed and checked against qacamp's record)."""
 from __future__ import annotations
 
 import bisect
+import errno
 import functools
 import hashlib
 import io
@@ -52,25 +53,18 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
     fd, _st, rec = _open(path, None)
     copy = None
 
-    def copying(call, *args):  # (a failure of the copy: no room in the temporary folder)
-        try:
-            return call(*args)
-        except OSError as exc:
-            raise InputError(path, None, "cannot make a private copy of it in the temporary "
-                             f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
-                             "free space there, or set TMPDIR to a folder with space") from None
+    def no_room(exc: OSError) -> InputError:  # (a failure to write the copy)
+        return InputError(path, None, "cannot make a private copy of it in the temporary "
+                          f"folder {tempfile.gettempdir()} ({exc.strerror or exc})",
+                          "free space there, or set TMPDIR to a folder with space")
     try:
-        copy = copying(tempfile.TemporaryFile)
-        h, size = hashlib.sha256(), 0
-        while block := os.read(fd, 1 << 26):
-            h.update(block)
-            size += len(block)
-            copying(copy.write, block)
-        copying(copy.flush)
-        _check(path, rec, h.hexdigest(), size)
+        copy = _written(tempfile.TemporaryFile)
+        _check(path, rec, *_private_copy(fd, copy))
     except BaseException as exc:
         if copy is not None:
             copy.close()
+        if isinstance(exc, _NoRoom):
+            raise no_room(exc.__cause__) from None
         if isinstance(exc, OSError):
             raise _readerr(path, exc) from None
         raise
@@ -90,6 +84,73 @@ def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = 
     except BaseException:
         copy.close()
         raise
+
+
+class _NoRoom(Exception):
+    """Writing the private copy failed (its ``OSError`` is the cause)."""
+
+
+def _private_copy(fd: int, copy) -> tuple[str, int]:
+    """The bytes of ``fd`` from its place to its end written to the file
+    ``copy``; their SHA-256 and size.  The kernel copies them where it can
+    (``os.copy_file_range``: not through this process's memory) and the
+    copy's own bytes are hashed; elsewhere they are read, hashed and written
+    here.  A failure to write the copy is :class:`_NoRoom`, one to read
+    ``fd`` an ``OSError``."""
+    if _kernel_copy(fd, copy.fileno()):
+        return _hashed(copy.fileno())
+    h, size = hashlib.sha256(), 0
+    while block := os.read(fd, 1 << 26):
+        h.update(block)
+        size += len(block)
+        _written(copy.write, block)
+    _written(copy.flush)
+    return h.hexdigest(), size
+
+
+#: Why ``os.copy_file_range`` may refuse a copy this system cannot make (the
+#: bytes are then copied through memory).
+_NO_KERNEL_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL,
+                             errno.EPERM})
+#: Failures to write the private copy: no room in the temporary folder.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _written(call: Callable[..., T], *args) -> T:
+    """``call(*args)``, a write to the private copy: its failure is :class:`_NoRoom`."""
+    try:
+        return call(*args)
+    except OSError as exc:
+        raise _NoRoom from exc
+
+
+def _kernel_copy(fd: int, out: int) -> bool:
+    """The bytes of ``fd`` from its place to its end written to ``out`` by the
+    kernel; False where the system cannot (nothing is copied then)."""
+    copy_range = getattr(os, "copy_file_range", None)
+    done = 0
+    while copy_range is not None:
+        try:
+            n = copy_range(fd, out, 1 << 30)
+        except OSError as exc:
+            if not done and exc.errno in _NO_KERNEL_COPY:
+                return False
+            if exc.errno in _NO_ROOM:
+                raise _NoRoom from exc
+            raise
+        if not n:
+            return True
+        done += n
+    return False
+
+
+def _hashed(fd: int) -> tuple[str, int]:
+    """SHA-256 and size of the whole file ``fd`` (read by place)."""
+    h, at = hashlib.sha256(), 0
+    while block := os.pread(fd, 1 << 24, at):
+        h.update(block)
+        at += len(block)
+    return h.hexdigest(), at
 
 
 class _At(io.RawIOBase):
