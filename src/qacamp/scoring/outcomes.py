@@ -18,6 +18,9 @@ integer (Enum) codes: no loops over runs or questions.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 import polars as pl
 
@@ -109,7 +112,7 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     outcome = (pl.when(ans.is_null()).then(o("UE"))
                .when(ans).then(pl.when(judg == "R").then(o("R")).otherwise(o("W")))
                .when(judg == "R").then(o("UR"))
-               .when(judg.is_in(NOT_RIGHT)).then(o("UW"))
+               .when(_one_of(judg, NOT_RIGHT)).then(o("UW"))
                .otherwise(o("UE")))
     g = g.with_columns(outcome.alias("outcome"), ans.fill_null(False).alias("answered"))
     if ctx.spec.reading_tests:
@@ -122,14 +125,20 @@ def question_outcomes(ctx: Context, judged: pl.DataFrame
     if ctx.spec.judged:  # lenient (R or U) and locally correct (R or L)
         answered = pl.col("answered")
         g = g.with_columns(
-            (answered & judg.is_in(["R", "U"])).fill_null(False).cast(pl.UInt8)
+            (answered & _one_of(judg, ["R", "U"])).fill_null(False).cast(pl.UInt8)
             .alias("r_lenient"),
-            (answered & judg.is_in(["R", "L"])).fill_null(False).cast(pl.UInt8)
+            (answered & _one_of(judg, ["R", "L"])).fill_null(False).cast(pl.UInt8)
             .alias("r_local"))
     expected = None
     if ctx.spec.reading_tests and BASELINE_EXPECTED in scored_baselines(ctx):
         expected = expected_rows(ctx, jq, enums).select(g.columns)
     return g, expected, enums, multi
+
+
+def _one_of(e: pl.Expr, values: list[str]) -> pl.Expr:
+    """``e.is_in(values)`` for a few judgment letters, as equalities: a String
+    column's values are compared in place, not hashed (null stays null)."""
+    return functools.reduce(operator.or_, (e == v for v in values))
 
 
 def has_multi(responses: pl.DataFrame) -> bool:

@@ -34,7 +34,7 @@ AUX = "auxiliary"
 def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None, enums: dict,
                     multi: bool, out: Collector) -> pl.DataFrame | None:
     """Add the question-level scores to ``out``; return the main-question frame
-    (String keys) for the TREC aggregations, None for other kinds.  ``expected``
+    (Enum keys) for the TREC aggregations, None for other kinds.  ``expected``
     (the expected random-choice run, QA4MRE) is scored alongside the grid.
 
     The outcome counts are taken once per (judgment set, run, question type,
@@ -70,10 +70,7 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
     out.add(_level(fine, [*keys, "_u"]).rename({"_u": "unit"}), "qtype", pl.col("unit"))
     if ctx.spec.reading_tests:
         _reading(ctx, main_fine, keys, out)
-    if not trec:
-        return None
-    return main.with_columns(pl.col(JS).cast(pl.String), pl.col("run").cast(pl.String),
-                             pl.col("qid").cast(pl.String))
+    return main if trec else None
 
 
 def _level(fine: pl.DataFrame, by: list[str]) -> pl.DataFrame:

@@ -35,7 +35,7 @@ def type_scores(ctx: Context, qf: pl.DataFrame | None, lf: pl.DataFrame | None,
     if not any(f is not None and f.height for f in (lf, of)):
         return
     run_level = ctx.sets_df.join(ctx.runs_df, how="cross")
-    for frame, name, src in ((qf, "accuracy", "r"), (lf, "list_f", "list_f"),
+    for frame, name, src in ((_strings(qf), "accuracy", "r"), (lf, "list_f", "list_f"),
                              (of, "other_f", "other_score")):
         if frame is not None and frame.height:
             m = group_agg(frame, KEYS, ["qid"], means=[src]).rename({src: name})
@@ -54,7 +54,7 @@ def series_scores(ctx: Context, qf: pl.DataFrame | None, lf: pl.DataFrame | None
                   of: pl.DataFrame | None, judged: Judged, out: Collector) -> None:
     """Per-series components and ``series_score`` (trec-series campaigns)."""
     per = None
-    for frame, cols in ((qf, {"r": "accuracy"}),
+    for frame, cols in ((_strings(qf), {"r": "accuracy"}),
                         (lf, {c: c for c in LIST_MEASURES}),
                         (of, {**{c: c for c in OTHER_MEASURES}, "other_score": "_other"})):
         if frame is None or not frame.height:
@@ -75,6 +75,15 @@ def series_scores(ctx: Context, qf: pl.DataFrame | None, lf: pl.DataFrame | None
     out.add(kept.select(*SKEYS, "series_score").rename({"series": "unit"}), "series",
             pl.col("unit"))
     out.add(group_agg(kept, KEYS, ["series"], means=["series_score"]), "all", "all")
+
+
+def _strings(qf: pl.DataFrame | None) -> pl.DataFrame | None:
+    """The main-question frame of :func:`.questions.question_scores` (Enum
+    keys), the columns used here, its keys as strings (those of the list and
+    Other frames it is joined with)."""
+    if qf is None:
+        return None
+    return qf.select(pl.col(JS, "run", "qid").cast(pl.String), "r", "series")
 
 
 def _report_missing_factoid(ctx: Context, kept: pl.DataFrame, out: Collector) -> None:
