@@ -94,12 +94,13 @@ def test_batches_and_threads_give_the_same_bytes(campaign, tmp_path, monkeypatch
 @pytest.mark.parametrize(("runs", "questions", "threads", "sizes"), [
     (100, 10_000, 2, [4] * 25),  # 1 M cells: 16 batches a thread would be 3 runs, 40,000 cells at least
     (300, 10_000, 2, [10] * 30),  # 3 M cells: 16 batches a thread, 100,000 cells each
-    (1000, 10_000, 2, [25] * 40),  # 10 M cells: BATCH_CELLS (500,000) between the 2 threads
-    (1000, 10_000, 1, [50] * 20),
+    (1000, 10_000, 2, [32] * 31 + [8]),  # 10 M cells: 16 batches a thread
+    (3000, 10_000, 2, [50] * 60),  # 30 M cells: BATCH_CELLS (1,000,000) between the 2 threads
+    (1000, 10_000, 1, [63] * 15 + [55]),
     (3, 10_000, 2, [3]),  # fewer cells than a batch holds at least: one batch
     (5, 10_000, 2, [4, 1]),
     (67, 500, 2, [67]),  # a small campaign (the demos'): one batch
-    (3, 300_000, 2, [1, 1, 1]),  # a run is more than BATCH_CELLS between the threads
+    (3, 600_000, 2, [1, 1, 1]),  # a run is more than BATCH_CELLS between the threads
 ])
 def test_batches_are_at_most_batch_cells_at_least_16_a_thread_and_of_40000_cells(
         runs, questions, threads, sizes):

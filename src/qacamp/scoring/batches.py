@@ -39,10 +39,11 @@ from .frames import JS, OUT_SCHEMAS
 from .judged import Judged
 from .runtables import RUN_TABLES, each, like, of_runs, strings
 
-#: Largest (judgment set, unit) x run grid one batch of runs builds (TREC:
-#: five per-question rows of ``units`` per cell, about 0.5 GB of frames at the
-#: widest, bench_memory.py).
-BATCH_CELLS = 500_000
+#: Largest (judgment set, unit) x run grid the batches being scored build
+#: between them (TREC: five per-question rows of ``units`` per cell); a
+#: batch costs a fixed part besides its rows, so fewer, larger batches are
+#: faster and hold more (bench_memory.py, benchmarks/README.md).
+BATCH_CELLS = 1_000_000
 #: Batches per thread at least, when there are runs enough: a smaller
 #: campaign is scored in smaller batches (its peak memory follows them) and
 #: reading, scoring and writing still overlap.
@@ -85,7 +86,7 @@ def campaign_facts(ctx: Context, judged: Judged) -> Context:
     from the survey of the run tables (:func:`.runtables.survey`)."""
     qids = judged.question.select("qid").unique()
     found = ctx.survey
-    multi = bool((found.max_item.join(qids, on="qid", how="semi")["item"].max() or 1) > 1)
+    multi = bool(found.ranked.join(qids, on="qid", how="semi").height)
     nil = None
     if ctx.spec.judged:
         nil = nil_judged(ctx, found.nil_right.join(qids, on="qid", how="semi"), multi)

@@ -71,7 +71,7 @@ class Survey:
     runs: set  # runs with a response
     sets: set  # judgment sets named by a judgment or a nugget match
     judged: pl.DataFrame  # (judgment_set, qid) with a judgment
-    max_item: pl.DataFrame  # (qid, item): the largest item number of any response
+    ranked: pl.DataFrame  # (qid): the questions with a response of item number 2 or more
     nil_right: pl.DataFrame  # (judgment_set, run, qid, item) of answered NIL responses judged R
 
 
@@ -83,7 +83,7 @@ def survey(t: dict, threads: int | None = None) -> Survey:
     answers found in the first scan are kept only until the second)."""
     def of_responses(c: pl.DataFrame):
         return (c["run"].drop_nulls().unique().cast(pl.String).to_list(),
-                strings(c.group_by("qid").agg(pl.col("item").max())),
+                strings(c.filter(pl.col("item") > 1).select("qid").unique()),
                 # (codes as scanned: joined with the judgments' codes)
                 c.filter(pl.col("answered") & pl.col("nil").fill_null(False))
                 .select("run", "qid", "item"))
@@ -109,8 +109,7 @@ def survey(t: dict, threads: int | None = None) -> Survey:
                   sets={s for names, _, _ in judgments for s in names}
                   | {s for names in matched for s in names},
                   judged=pl.concat([j for _, j, _ in judgments]).unique(),
-                  max_item=pl.concat([m for _, m, _ in responses]).group_by("qid")
-                  .agg(pl.col("item").max()),
+                  ranked=pl.concat([m for _, m, _ in responses]).unique(),
                   nil_right=pl.concat([r for _, _, r in judgments]))
 
 
