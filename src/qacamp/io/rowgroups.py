@@ -1,6 +1,6 @@
 """Verified Parquet read a row group at a time: the run tables `qacamp score`
 decodes batch by batch of runs (:class:`RowGroups`, from a private copy of
-the file made while it is hashed and checked against qacamp's record)."""
+the file whose bytes are hashed and checked against qacamp's record)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ SCAN_ROWS = 1024 * 1024
 def read_row_groups(path: str | Path, schema: dict, columns: list[str] | None = None
                     ) -> RowGroups:
     """A Parquet file qacamp wrote, read a row group at a time from a private
-    copy (an unnamed temporary file) made while it is hashed and verified."""
+    copy (an unnamed temporary file) whose bytes are hashed and verified
+    (:func:`_private_copy`)."""
     import pyarrow as pa
 
     path = Path(path)
