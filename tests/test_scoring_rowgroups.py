@@ -199,16 +199,15 @@ def _kernel_copy(monkeypatch, how: str) -> list[int]:
 
 @pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="os.copy_file_range (Linux)")
 @pytest.mark.parametrize("how", ["kernel", "none", "refused"])
-def test_the_private_copy_is_the_same_whether_the_kernel_makes_it_or_not(ingested, tmp_path,
+def test_the_private_copy_is_the_same_whether_the_kernel_makes_it_or_not(demo_ingest, tmp_path,
                                                                          monkeypatch, how):
     """The kernel makes the private copy where it can (``os.copy_file_range``)
     and the copy's own bytes are hashed; where the system has no such call or
     refuses it (another file system), the bytes go through memory.  Either
     way the rows decoded are the file's, and a file changed since qacamp
     wrote it is refused."""
-    _kind, _campaign, _tables, small = ingested
     calls = _kernel_copy(monkeypatch, how)
-    source = small / "responses.parquet"
+    source = demo_ingest("trec2002") / "responses.parquet"
     with read_row_groups(source, SCHEMAS["responses"]) as table:
         got = pl.concat(list(table.chunks()))
     assert_frame_equal(got, pl.read_parquet(source).cast(got.schema), check_exact=True)
@@ -226,10 +225,9 @@ def test_the_private_copy_is_the_same_whether_the_kernel_makes_it_or_not(ingeste
 @pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="os.copy_file_range (Linux)")
 @pytest.mark.parametrize(("how", "said"), [("ENOSPC", "private copy of it in the temporary"),
                                            ("EIO", "cannot read it (Input/output error)")])
-def test_a_failing_kernel_copy_is_an_error_naming_the_file(ingested, monkeypatch, how, said):
-    _kind, _campaign, _tables, small = ingested
+def test_a_failing_kernel_copy_is_an_error_naming_the_file(demo_ingest, monkeypatch, how, said):
     _kernel_copy(monkeypatch, how)
-    source = small / "responses.parquet"
+    source = demo_ingest("trec2002") / "responses.parquet"
     before = _open_files()
     with pytest.raises(InputError) as err:
         read_row_groups(source, SCHEMAS["responses"])
