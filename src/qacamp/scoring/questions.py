@@ -56,7 +56,9 @@ def question_scores(ctx: Context, g: pl.DataFrame, expected: pl.DataFrame | None
         else:  # one answer per question: its reciprocal rank is its correctness
             main = main.with_columns(pl.col("r").alias("rr"),
                                      pl.col("r_lenient").alias("rr_lenient"))
-        main = main.with_columns(pl.col("rr").fill_null(0.0), pl.col("rr_lenient").fill_null(0.0))
+        # (0: a float 0.0 where several answers gave fractions, else the 0/1
+        # integers stay integers, and their means are exact integer sums)
+        main = main.with_columns(pl.col("rr").fill_null(0), pl.col("rr_lenient").fill_null(0))
         means = group_agg(main, keys, ["qid"], means=["rr", "rr_lenient", "r_lenient", "r_local"])
         allsc = (allsc.join(means.rename({"rr": "mrr", "rr_lenient": "mrr_lenient",
                                           "r_lenient": "accuracy_lenient",
