@@ -178,8 +178,9 @@ def test_no_room_for_the_private_copy_is_an_error_naming_the_file_and_the_fix(
 
 def _kernel_copy(monkeypatch, how: str) -> list[int]:
     """``os.copy_file_range`` as ``how`` says: counted (``kernel``), absent
-    (``none``), refusing (``refused``: another file system) or failing with
-    the errno ``how`` names (ENOSPC, EIO); returns the list of its calls."""
+    (``none``), refusing (``refused``: another file system), ending at once
+    (``short``: 0 bytes, as some file systems do) or failing with the errno
+    ``how`` names (ENOSPC, EIO); returns the list of its calls."""
     import errno
 
     calls, real = [], getattr(os, "copy_file_range", None)
@@ -188,6 +189,8 @@ def _kernel_copy(monkeypatch, how: str) -> list[int]:
         calls.append(args[2])
         if how == "kernel":
             return real(*args)
+        if how == "short":
+            return 0
         code = errno.EXDEV if how == "refused" else getattr(errno, how)
         raise OSError(code, os.strerror(code))
     if how == "none":
@@ -198,20 +201,21 @@ def _kernel_copy(monkeypatch, how: str) -> list[int]:
 
 
 @pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="os.copy_file_range (Linux)")
-@pytest.mark.parametrize("how", ["kernel", "none", "refused"])
+@pytest.mark.parametrize("how", ["kernel", "none", "refused", "short"])
 def test_the_private_copy_is_the_same_whether_the_kernel_makes_it_or_not(demo_ingest, tmp_path,
                                                                          monkeypatch, how):
     """The kernel makes the private copy where it can (``os.copy_file_range``)
     and the copy's own bytes are hashed; where the system has no such call or
     refuses it (another file system), the bytes go through memory.  Either
     way the rows decoded are the file's, and a file changed since qacamp
-    wrote it is refused."""
+    wrote it is refused.  A kernel copy that ends short of the file (0 bytes
+    at once, as some file systems give) is made again through memory."""
     calls = _kernel_copy(monkeypatch, how)
     source = demo_ingest("trec2002") / "responses.parquet"
     with read_row_groups(source, SCHEMAS["responses"]) as table:
         got = pl.concat(list(table.chunks()))
     assert_frame_equal(got, pl.read_parquet(source).cast(got.schema), check_exact=True)
-    assert len(calls) == {"kernel": 2, "none": 0, "refused": 1}[how]  # (the last returns 0)
+    assert len(calls) == {"kernel": 2, "none": 0, "refused": 1, "short": 1}[how]
     changed = tmp_path / "responses.parquet"
     data = bytearray(source.read_bytes())
     write_bytes(bytes(data), changed)

@@ -96,10 +96,16 @@ def _private_copy(fd: int, copy) -> tuple[str, int]:
     ``copy``; their SHA-256 and size.  The kernel copies them where it can
     (``os.copy_file_range``: not through this process's memory) and the
     copy's own bytes are hashed; elsewhere they are read, hashed and written
-    here.  A failure to write the copy is :class:`_NoRoom`, one to read
-    ``fd`` an ``OSError``."""
+    here (also after a kernel copy shorter than the file: some file systems
+    end it early).  A failure to write the copy is :class:`_NoRoom`, one to
+    read ``fd`` an ``OSError``."""
+    start = os.lseek(fd, 0, os.SEEK_CUR)
     if _kernel_copy(fd, copy.fileno()):
-        return _hashed(copy.fileno())
+        if os.fstat(copy.fileno()).st_size == os.fstat(fd).st_size - start:
+            return _hashed(copy.fileno())
+        os.lseek(fd, start, os.SEEK_SET)  # (read it again, through memory)
+        _written(copy.truncate, 0)
+        copy.seek(0)
     h, size = hashlib.sha256(), 0
     while block := os.read(fd, 1 << 26):
         h.update(block)
