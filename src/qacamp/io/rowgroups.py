@@ -101,8 +101,10 @@ def _private_copy(fd: int, copy) -> tuple[str, int]:
     read ``fd`` an ``OSError``."""
     start = os.lseek(fd, 0, os.SEEK_CUR)
     if _kernel_copy(fd, copy.fileno()):
-        if os.fstat(copy.fileno()).st_size == os.fstat(fd).st_size - start:
-            return _hashed(copy.fileno())
+        size = os.fstat(copy.fileno()).st_size
+        if size == os.fstat(fd).st_size - start:
+            copy.seek(0)
+            return hashlib.file_digest(copy, "sha256").hexdigest(), size
         os.lseek(fd, start, os.SEEK_SET)  # (read it again, through memory)
         _written(copy.truncate, 0)
         copy.seek(0)
@@ -149,15 +151,6 @@ def _kernel_copy(fd: int, out: int) -> bool:
             return True
         done += n
     return False
-
-
-def _hashed(fd: int) -> tuple[str, int]:
-    """SHA-256 and size of the whole file ``fd`` (read by place)."""
-    h, at = hashlib.sha256(), 0
-    while block := os.pread(fd, 1 << 24, at):
-        h.update(block)
-        at += len(block)
-    return h.hexdigest(), at
 
 
 class _At(io.RawIOBase):
