@@ -293,3 +293,33 @@ def test_a_temporary_folder_is_made_while_another_writer_sweeps_the_empty_one(tm
     monkeypatch.setattr(os, "mkdir", mkdir)
     made = records.temp_dir(tmp_path)
     assert raced and made.parent == base and made.is_dir()
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("how", ["its path", "a hard link"])
+def test_an_input_named_late_is_never_written_over(tmp_path, how, when):
+    """An input named once the outputs are claimed (the ingest names each run
+    file as it reads it), before or after a writer staged its file, and that
+    file is the input (by its path, or a hard link to it): the staging or
+    the end refuses it, naming it, and leaves the input's bytes and no
+    record behind."""
+    from qacamp.errors import OutputError
+    from qacamp.io import write_text
+
+    given = tmp_path / "data" / "run.txt"
+    given.parent.mkdir()
+    given.write_text("a user's run\n")
+    out = tmp_path / "out" / "run.txt"
+    out.parent.mkdir()
+    if how == "a hard link":
+        os.link(given, out)
+    target = given if how == "its path" else out
+    before = fingerprint(tmp_path)
+    with pytest.raises(OutputError, match="it is an input of this command"):
+        with writing("test", files=[target], force=True) as w:
+            if when == "before":
+                w.add_input(given)
+            write_text("qacamp's bytes\n", target)
+            if when == "after":
+                w.add_input(given)
+    assert fingerprint(tmp_path) == before

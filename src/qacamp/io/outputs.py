@@ -61,12 +61,27 @@ class Writing:
         self.inputs[key] = sha256 or self.inputs.get(key)
         self.given.setdefault(key, os.fspath(path))
 
-    def _check_not_input(self, path: Path) -> None:
+    def _input_files(self) -> set[tuple[int, int]]:
+        """(device, inode) of every input there is (links followed)."""
+        ids = set()
         for inp in self.inputs:
             with contextlib.suppress(OSError):  # (a dangling link is no input)
-                if path == inp or (os.path.lexists(path) and os.path.samefile(path, inp)):
-                    raise OutputError(self.show(path), "it is an input of this command", "give "
-                                      "an output path that is not one of the command's inputs")
+                st = os.stat(inp)
+                ids.add((st.st_dev, st.st_ino))
+        return ids
+
+    def _check_not_input(self, path: Path, inputs: set[tuple[int, int]] | None = None) -> None:
+        """``path`` is none of the inputs (``inputs``: :meth:`_input_files`,
+        found once for several paths)."""
+        same = path in self.inputs
+        if not same and os.path.lexists(path):
+            with contextlib.suppress(OSError):  # (a dangling link is no input)
+                st = os.stat(path)
+                same = (st.st_dev, st.st_ino) in (self._input_files() if inputs is None
+                                                  else inputs)
+        if same:
+            raise OutputError(self.show(path), "it is an input of this command", "give "
+                              "an output path that is not one of the command's inputs")
 
     def _mkdirs(self, folder: Path) -> None:
         missing = []
@@ -215,21 +230,24 @@ class Writing:
                     sha = records.sha256_file(path)
             if sha is not None or path.is_file():
                 hashed[path] = sha
+        inputs = self._input_files()
         for target in self.staged:
-            self._check_not_input(target)
+            self._check_not_input(target, inputs)
         # records first, then the renames: a file is never in place without its
         # record, and a run that dies in between leaves a record its old file
         # does not match (refused, rebuilt), never an unchecked file
         written: list[tuple[Path, Path, bytes | None]] = []
         existed = {t: os.path.lexists(t) for t in self.staged}
+        keys: dict[Path, dict[Path, str]] = {}  # root -> input -> its key in the root's records
         renamed: set[Path] = set()
         target = None
         try:
             for target, (_tmp, root, sha, size) in sorted(self.staged.items()):
+                if root not in keys:
+                    keys[root] = {p: records.input_key(self.given[p], root) for p in hashed}
                 rec = Record(file=Path(os.path.relpath(target, root)).as_posix(), step=self.step,
                              sha256=sha, size=size, temporary=self.temporary,
-                             inputs={records.input_key(self.given[p], root): h
-                                     for p, h in hashed.items() if p != target})
+                             inputs={keys[root][p]: h for p, h in hashed.items() if p != target})
                 rp = records.record_path(root, target)
                 written.append((target, rp, rp.read_bytes() if rp.is_file() else None))
                 rp.parent.mkdir(parents=True, exist_ok=True)
