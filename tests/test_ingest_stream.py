@@ -152,13 +152,16 @@ def test_row_groups_of_sorted_and_read_in_order_pieces():
     assert whole.n_chunks() > 1
     for rg in (1, 7, 23, 64, 199, 200, ROW_GROUP):
         for one_chunk, frame in ((True, whole.rechunk()), (False, whole)):
-            sink = pa.BufferOutputStream()
-            write_row_groups(sink, [p.to_arrow() for p in pieces], df.to_arrow().schema,
-                             one_chunk, rg)
-            assert sink.getvalue() == parquet_bytes(frame, rg), (rg, one_chunk)
-    sink = pa.BufferOutputStream()
-    write_row_groups(sink, [], df.to_arrow().schema, True)
-    assert sink.getvalue() == parquet_bytes(df.head(0))
+            for threads in (1, 2, 3):  # (row groups encoded apart and joined)
+                sink = pa.BufferOutputStream()
+                write_row_groups(sink, [p.to_arrow() for p in pieces], df.to_arrow().schema,
+                                 one_chunk, rg, ("run", "item"), threads)
+                assert sink.getvalue() == parquet_bytes(frame, rg, ("run", "item")), \
+                    (rg, one_chunk, threads)
+    for threads in (1, 2):
+        sink = pa.BufferOutputStream()
+        write_row_groups(sink, [], df.to_arrow().schema, True, threads=threads)
+        assert sink.getvalue() == parquet_bytes(df.head(0))
 
 
 def test_a_bucket_is_a_leading_part_of_its_tables_sort_keys():
@@ -348,33 +351,45 @@ def test_a_failure_while_spilling_behind_the_reading_stops_it(failure, tmp_path,
     assert not (tmp_path / "results").exists()
 
 
-def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
-    """A failure after the first tables are written (here: in the judgments
-    table's row groups) removes the spill folder, the written tables and their
-    temporaries: the output folder is not created."""
+@pytest.mark.parametrize("table", ["judgments", "responses"])
+def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys, table):
+    """A failure after the first tables are written (in the judgments table's
+    row groups, or in a row group of the responses, encoded in threads)
+    removes the spill folder, the written tables and their temporaries: the
+    output folder is not created."""
+    from qacamp.io import rowgroup_writer
     from qacamp.io import writers as files
 
     spill_root = tmp_path / "tmp"
     spill_root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
     real = files.write_row_groups
+    encoded = rowgroup_writer.RowGroupWriter._encoded
 
-    def failing(sink, parts, schema, one_chunk, row_group, statistics):
+    def failing(sink, parts, schema, one_chunk, row_group, statistics, threads=1):
         if "judgment_set" in schema.names:
             raise OSError(28, "No space left on device")
-        return real(sink, parts, schema, one_chunk, row_group, statistics)
+        return real(sink, parts, schema, one_chunk, row_group, statistics, threads)
 
-    monkeypatch.setattr(files, "write_row_groups", failing)
+    def failing_group(self, held):
+        raise OSError(28, "No space left on device")
+
+    if table == "judgments":
+        monkeypatch.setattr(files, "write_row_groups", failing)
+    else:
+        monkeypatch.setattr(rowgroup_writer.RowGroupWriter, "_encoded", failing_group)
     camp = _many_runs(tmp_path / "camp", 30, bad=None)
     out = tmp_path / "results" / "ingest"
-    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out)])
+    rc = main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp), "--out", str(out),
+               "--threads", "2"])
     err = capsys.readouterr().err
     assert rc == 2 and "No space left on device" in err, err
-    assert "judgments.parquet" in err
+    assert f"{table}.parquet" in err
     assert list(spill_root.iterdir()) == []
     assert not (tmp_path / "results").exists()
     # and the same campaign, written: every file as the in-memory writer's
     monkeypatch.setattr(files, "write_row_groups", real)
+    monkeypatch.setattr(rowgroup_writer.RowGroupWriter, "_encoded", encoded)
     assert main(["ingest", "--name", "c", "--campaign-json", json.dumps(camp),
                  "--out", str(out)]) == 0
     write_ingest(ingest_campaign("c", camp), resolved_campaign("c", camp), tmp_path / "memory")
@@ -504,3 +519,33 @@ def test_an_interrupt_while_the_run_tables_are_written_stops_their_threads(
     assert not (tmp_path / "results").exists()
     assert 1 <= len(added) <= 6  # (at most a part or two a thread after the interrupt)
     assert [t.name for t in threading.enumerate() if t.name.startswith("qacamp-write")] == []
+
+
+@pytest.mark.parametrize("failing", [1, 3])
+def test_a_row_group_failing_in_its_thread_stops_the_writing(failing, tmp_path, monkeypatch):
+    """A row group encoded in a thread that fails (the first, or the third of
+    many): the error is raised to the writer's caller, the row groups still
+    being encoded are waited for and dropped, and the file the writer opened
+    is closed (nothing written after the failure)."""
+    import polars as pl
+
+    from qacamp.io import rowgroup_writer
+
+    encoded, calls = rowgroup_writer.RowGroupWriter._encoded, []
+
+    def failing_group(self, held):
+        calls.append(1)
+        if len(calls) == failing:
+            raise OSError(28, "No space left on device")
+        return encoded(self, held)
+
+    monkeypatch.setattr(rowgroup_writer.RowGroupWriter, "_encoded", failing_group)
+    df = pl.DataFrame({"run": [f"r{i % 5}" for i in range(500)],
+                       "item": pl.Series(range(500), dtype=pl.Int32)})
+    path = tmp_path / "t.parquet"
+    with pytest.raises(OSError, match="No space left"):
+        write_row_groups(str(path), [df.slice(i, 50).to_arrow() for i in range(0, 500, 50)],
+                         df.to_arrow().schema, True, 40, threads=2)
+    size = path.stat().st_size
+    assert len(calls) < 500 // 40 + 1 and path.read_bytes()[:4] == b"PAR1"
+    assert path.stat().st_size == size  # (closed: no thread writes to it any more)

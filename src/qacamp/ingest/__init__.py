@@ -65,7 +65,7 @@ from ..io import (
     writing,
 )
 from ..kinds import KINDS
-from ..ordered import ready_for_threads
+from ..ordered import ready_for_threads, workers
 from ..tables import SCHEMAS, SORT_KEYS, canonical_order, conform, empty
 from .accumulator import RUN_TABLES, Acc
 from .campaign import DEFAULT_MIN_COVERAGE, SERIES_WEIGHTS, resolved_campaign
@@ -254,8 +254,10 @@ def _write_tables(acc: Acc, outdir: Path, row_group: int, written: Callable[[int
         schema = empty(name).to_arrow().schema
         if tmp is None:
             write_parquet_parts(counted(parts), schema, paths[name], **options)
-        else:
-            write_parquet_file(tmp, paths[name], counted(parts), schema, **options)
+        else:  # (a run table; the responses, the largest, encoded in threads)
+            threads = (acc.threads or workers()) if name == "responses" else 1
+            write_parquet_file(tmp, paths[name], counted(parts), schema, **options,
+                               threads=threads)
 
     with contextlib.ExitStack() as files:
         tmps = {name: files.enter_context(atomic_path(paths[name], ".parquet"))

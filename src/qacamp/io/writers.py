@@ -18,6 +18,13 @@ from ..ordered import behind
 from . import records
 from .outputs import active, writing
 from .records import file_mode, output_error
+from .rowgroup_writer import (  # noqa: F401 (the row-group writer's names, here too)
+    ROW_GROUP,
+    WRITE_OPTIONS,
+    RowGroupWriter,
+    write_options,
+    write_row_groups,
+)
 from .spill import Spill, spilling
 from .verified import Damaged, SchemaMismatch, decode, open_parquet, parquet_error, read_verified
 
@@ -27,18 +34,6 @@ if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs 
 #: The folders of a campaign holding its intermediates (Parquet files that
 #: get a DuckDB view, and whose hashes manifest.json lists), in order.
 INTERMEDIATE_FOLDERS = ("ingest", "scores", "reliability")
-WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
-                 "write_statistics": False, "write_page_checksum": True}
-#: Rows per row group: pyarrow's default, what :func:`parquet_bytes` writes.
-ROW_GROUP = 1024 * 1024
-
-
-def write_options(statistics: Sequence[str] = ()) -> dict:
-    """:data:`WRITE_OPTIONS`, with min/max statistics for the columns
-    ``statistics`` only (the sort keys readers select row groups by; a
-    file's bytes depend only on its rows, its row groups and these columns)."""
-    return WRITE_OPTIONS | ({"write_statistics": list(statistics)} if statistics else {})
-
 
 @contextlib.contextmanager
 def _staging(path: str | Path, suffix: str, create: bool = True):
@@ -120,147 +115,20 @@ def _os_error(exc: OSError) -> OSError:
     return OSError(exc.errno, os.strerror(exc.errno)) if exc.errno else exc
 
 
-# --------------------------------------------------------------------------- row groups
-
-class RowGroupWriter:
-    """Arrow tables appended in order, written to ``sink`` a row group at a time:
-    the bytes of :func:`parquet_bytes` of the frame they concatenate to (one
-    chunk per row group with ``one_chunk``, else the parts' chunks), with
-    statistics for the columns ``statistics``.  With ``one_chunk`` a part's
-    column may be a dictionary of the declared type (a polars Enum): its
-    rows are kept coded until their row group is written."""
-
-    def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP,
-                 statistics: Sequence[str] = ()):
-        import pyarrow.parquet as pq
-
-        if row_group < 1:
-            raise ValueError(f"row_group must be at least 1, not {row_group}")
-        self.schema, self.one_chunk, self.row_group = schema, one_chunk, row_group
-        self._writer = pq.ParquetWriter(sink, schema, **write_options(statistics))
-        self._pending: list[pa.Table] = []
-        self._held = self.written = 0
-
-    def add(self, part: pa.Table) -> None:
-        if not part.num_rows:
-            return
-        self._pending.append(part)
-        self._held += part.num_rows
-        if self._held < self.row_group:
-            return
-        split = False
-        while self._held >= self.row_group:  # (only the rows written are copied)
-            group, self._pending, split = _cut(self._pending, self.row_group)
-            self._write(group)
-            self.written += self.row_group
-            self._held -= self.row_group
-        if self.one_chunk and split:
-            # the rows left of a part partly written copied: as a slice they
-            # would keep the whole part alive until the next row group (its
-            # dictionary columns are kept: their codes are small)
-            self._pending[0] = _own(self._pending[0])
-
-    def _write(self, parts: list[pa.Table]) -> None:
-        import pyarrow as pa
-
-        if not parts:
-            table = pa.Table.from_batches([], schema=self.schema)
-        elif self.one_chunk:
-            table = pa.Table.from_arrays(
-                [_one_array([c for p in parts for c in p.column(i).chunks], field.type)
-                 for i, field in enumerate(self.schema)], schema=self.schema)
-        else:
-            table = pa.concat_tables(parts)
-        self._writer.write_table(table, row_group_size=self.row_group)
-
-    def abandon(self) -> None:
-        """Stop writing (the caller discards the file): the Parquet writer is
-        closed here, while its sink is open, not by the garbage collector."""
-        self._pending, self._held = [], 0
-        with contextlib.suppress(Exception):
-            self._writer.close()
-
-    def close(self) -> None:
-        if self._held or not self.written:  # (an empty table is one row group of no rows)
-            try:
-                self._write(self._pending)
-            except BaseException:
-                self.abandon()
-                raise
-        self._pending, self._held = [], 0
-        self._writer.close()
-
-
-def _one_array(chunks: list[pa.Array], type_: pa.DataType) -> pa.Array:
-    """``chunks`` as one array of ``type_``, dictionaries as their values looked
-    up: chunks all dictionaries of one type are joined first (their codes
-    and small dictionaries), so the values are copied once."""
-    import pyarrow as pa
-
-    def values(d: pa.Array) -> pa.Array:
-        v = d.dictionary.take(d.indices)
-        return v if v.type == type_ else v.cast(type_)
-
-    if not any(pa.types.is_dictionary(c.type) for c in chunks):
-        return pa.concat_arrays(chunks)
-    kind = chunks[0].type
-    if all(c.type == kind for c in chunks) and sum(len(c.dictionary) for c in chunks) <= \
-            1 << (kind.index_type.bit_width - (0 if pa.types.is_unsigned_integer(
-                kind.index_type) else 1)):  # (their joined dictionary fits their codes)
-        return values(pa.concat_arrays(chunks))
-    return pa.concat_arrays([values(c) if pa.types.is_dictionary(c.type) else c
-                             for c in chunks])
-
-
-def _own(part: pa.Table) -> pa.Table:
-    """``part`` (a slice) with its columns of plain values copied (one chunk)."""
-    import pyarrow as pa
-
-    return pa.Table.from_arrays(
-        [c if pa.types.is_dictionary(c.type) else pa.concat_arrays(c.chunks)
-         for c in part.columns], names=part.column_names)
-
-
-def _cut(parts: list[pa.Table], rows: int) -> tuple[list[pa.Table], list[pa.Table], bool]:
-    """``parts`` cut after their first ``rows`` rows (slices, not copies), and
-    whether the cut fell inside a part (the rest then starts with its slice)."""
-    head, tail = [], list(parts)
-    while rows and tail:
-        part = tail.pop(0)
-        if part.num_rows <= rows:
-            head.append(part)
-            rows -= part.num_rows
-        else:
-            head.append(part.slice(0, rows))
-            tail.insert(0, part.slice(rows))
-            return head, tail, True
-    return head, tail, False
-
-
-def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
-                     row_group: int = ROW_GROUP, statistics: Sequence[str] = ()) -> None:
-    writer = RowGroupWriter(sink, schema, one_chunk, row_group, statistics)
-    try:
-        for part in parts:
-            writer.add(part)
-    except BaseException:
-        writer.abandon()
-        raise
-    writer.close()
-
-
 def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
                         one_chunk: bool, row_group: int = ROW_GROUP,
-                        statistics: Sequence[str] = ()) -> None:
-    """The rows of ``parts`` written as :func:`write_parquet` writes their frame."""
+                        statistics: Sequence[str] = (), threads: int = 1) -> None:
+    """The rows of ``parts`` written as :func:`write_parquet` writes their frame
+    (``threads``: the row groups encoded in that many threads,
+    :class:`.rowgroup_writer.RowGroupWriter`)."""
     with atomic_path(path, ".parquet") as tmp:
         write_parquet_file(tmp, path, parts, schema, one_chunk=one_chunk, row_group=row_group,
-                           statistics=statistics)
+                           statistics=statistics, threads=threads)
 
 
 def write_parquet_file(tmp: Path, path: str | Path, parts: Iterable[pa.Table],
                        schema: pa.Schema, *, one_chunk: bool, row_group: int = ROW_GROUP,
-                       statistics: Sequence[str] = ()) -> None:
+                       statistics: Sequence[str] = (), threads: int = 1) -> None:
     """:func:`write_parquet_parts`' bytes written to ``tmp``, the temporary
     file of an :func:`atomic_path` for ``path`` the caller holds (so a thread
     of the caller's may write it); an operating-system error is an
@@ -269,7 +137,7 @@ def write_parquet_file(tmp: Path, path: str | Path, parts: Iterable[pa.Table],
 
     try:
         with pa.OSFile(str(tmp), "wb") as sink:
-            write_row_groups(sink, parts, schema, one_chunk, row_group, statistics)
+            write_row_groups(sink, parts, schema, one_chunk, row_group, statistics, threads)
     except OSError as exc:
         raise output_error(path, _os_error(exc)) from None
 

@@ -1,0 +1,219 @@
+"""Parquet written a row group at a time, the row groups encoded in threads
+when asked (:class:`RowGroupWriter`): the bytes of writing the whole frame
+at once (:func:`qacamp.io.writers.parquet_bytes`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import deque
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from .joined import JoinedFile
+
+if TYPE_CHECKING:  # (pyarrow is imported where it is used: `qacamp eval` needs no Parquet)
+    import pyarrow as pa
+
+WRITE_OPTIONS = {"compression": "zstd", "compression_level": 3, "use_dictionary": True,
+                 "write_statistics": False, "write_page_checksum": True}
+#: Rows per row group: pyarrow's default, what :func:`qacamp.io.writers.parquet_bytes` writes.
+ROW_GROUP = 1024 * 1024
+
+
+def write_options(statistics: Sequence[str] = ()) -> dict:
+    """:data:`WRITE_OPTIONS`, with min/max statistics for the columns
+    ``statistics`` only (the sort keys readers select row groups by; a
+    file's bytes depend only on its rows, its row groups and these columns)."""
+    return WRITE_OPTIONS | ({"write_statistics": list(statistics)} if statistics else {})
+
+
+class RowGroupWriter:
+    """Arrow tables appended in order, written to ``sink`` a row group at a time:
+    the bytes of :func:`qacamp.io.writers.parquet_bytes` of the frame they
+    concatenate to (one chunk per row group with ``one_chunk``, else the
+    parts' chunks), with statistics for the columns ``statistics``.  With
+    ``one_chunk`` a part's column may be a dictionary of the declared type
+    (a polars Enum): its rows are kept coded until their row group is
+    written.
+
+    ``threads`` above 1: the row groups are made and encoded in that many
+    threads, each as a Parquet file of its own, and joined in order
+    (:class:`qacamp.io.joined.JoinedFile`: the same bytes); a row group
+    more than the threads is held at most.  ``sink``: a path, or a
+    writable stream."""
+
+    def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP,
+                 statistics: Sequence[str] = (), threads: int = 1):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if row_group < 1:
+            raise ValueError(f"row_group must be at least 1, not {row_group}")
+        self.schema, self.one_chunk, self.row_group = schema, one_chunk, row_group
+        self._options = write_options(statistics)
+        self._pending: list[pa.Table] = []
+        self._held = self.written = 0
+        self._threads = max(1, threads)
+        self._writer = self._joined = self._pool = self._own_sink = None
+        self._encoding: deque[Future] = deque()
+        if self._threads == 1:
+            self._writer = pq.ParquetWriter(sink, schema, **self._options)
+            return
+        if isinstance(sink, str | os.PathLike):
+            sink = self._own_sink = pa.OSFile(os.fspath(sink), "wb")
+        try:
+            self._joined = JoinedFile(sink)
+        except BaseException:
+            self._close_sink()
+            raise
+        self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="qacamp-encode")
+
+    def add(self, part: pa.Table) -> None:
+        if not part.num_rows:
+            return
+        self._pending.append(part)
+        self._held += part.num_rows
+        if self._held < self.row_group:
+            return
+        split = False
+        while self._held >= self.row_group:  # (only the rows written are copied)
+            group, self._pending, split = _cut(self._pending, self.row_group)
+            self._write(group)
+            self.written += self.row_group
+            self._held -= self.row_group
+        if self.one_chunk and split:
+            # the rows left of a part partly written copied: as a slice they
+            # would keep the whole part alive until the next row group (its
+            # dictionary columns are kept: their codes are small)
+            self._pending[0] = _own(self._pending[0])
+
+    def _table(self, parts: list[pa.Table]) -> pa.Table:
+        import pyarrow as pa
+
+        if not parts:
+            return pa.Table.from_batches([], schema=self.schema)
+        if self.one_chunk:
+            return pa.Table.from_arrays(
+                [_one_array([c for p in parts for c in p.column(i).chunks], field.type)
+                 for i, field in enumerate(self.schema)], schema=self.schema)
+        return pa.concat_tables(parts)
+
+    def _encoded(self, held: list[list[pa.Table]]) -> pa.Buffer:
+        """The parts ``held`` holds as a Parquet file of one row group (in a
+        thread of the pool; they are let go once their table is made)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = self._table(held.pop())
+        sink = pa.BufferOutputStream()
+        writer = pq.ParquetWriter(sink, self.schema, **self._options)
+        writer.write_table(table, row_group_size=self.row_group)
+        writer.close()
+        return sink.getvalue()
+
+    def _write(self, parts: list[pa.Table]) -> None:
+        if self._writer is not None:
+            self._writer.write_table(self._table(parts), row_group_size=self.row_group)
+            return
+        self._encoding.append(self._pool.submit(self._encoded, [parts]))
+        while len(self._encoding) >= self._threads:  # (the oldest joined once it is done)
+            self._joined.append(self._encoding.popleft().result())
+
+    def _close_sink(self) -> None:
+        if self._own_sink is not None:
+            self._own_sink.close()
+
+    def abandon(self) -> None:
+        """Stop writing (the caller discards the file): the Parquet writer is
+        closed here, while its sink is open, not by the garbage collector
+        (the row groups being encoded are waited for and dropped)."""
+        self._pending, self._held = [], 0
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            return
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._encoding.clear()
+        with contextlib.suppress(Exception):
+            self._close_sink()
+
+    def close(self) -> None:
+        try:
+            if self._held or not self.written:  # (an empty table is one row group of no rows)
+                self._write(self._pending)
+            self._pending, self._held = [], 0
+            if self._writer is not None:
+                self._writer.close()
+                return
+            while self._encoding:
+                self._joined.append(self._encoding.popleft().result())
+            self._joined.close()
+        except BaseException:
+            self.abandon()
+            raise
+        self._pool.shutdown()
+        self._close_sink()
+
+
+def _one_array(chunks: list[pa.Array], type_: pa.DataType) -> pa.Array:
+    """``chunks`` as one array of ``type_``, dictionaries as their values looked
+    up: chunks all dictionaries of one type are joined first (their codes
+    and small dictionaries), so the values are copied once."""
+    import pyarrow as pa
+
+    def values(d: pa.Array) -> pa.Array:
+        v = d.dictionary.take(d.indices)
+        return v if v.type == type_ else v.cast(type_)
+
+    if not any(pa.types.is_dictionary(c.type) for c in chunks):
+        return pa.concat_arrays(chunks)
+    kind = chunks[0].type
+    if all(c.type == kind for c in chunks) and sum(len(c.dictionary) for c in chunks) <= \
+            1 << (kind.index_type.bit_width - (0 if pa.types.is_unsigned_integer(
+                kind.index_type) else 1)):  # (their joined dictionary fits their codes)
+        return values(pa.concat_arrays(chunks))
+    return pa.concat_arrays([values(c) if pa.types.is_dictionary(c.type) else c
+                             for c in chunks])
+
+
+def _own(part: pa.Table) -> pa.Table:
+    """``part`` (a slice) with its columns of plain values copied (one chunk)."""
+    import pyarrow as pa
+
+    return pa.Table.from_arrays(
+        [c if pa.types.is_dictionary(c.type) else pa.concat_arrays(c.chunks)
+         for c in part.columns], names=part.column_names)
+
+
+def _cut(parts: list[pa.Table], rows: int) -> tuple[list[pa.Table], list[pa.Table], bool]:
+    """``parts`` cut after their first ``rows`` rows (slices, not copies), and
+    whether the cut fell inside a part (the rest then starts with its slice)."""
+    head, tail = [], list(parts)
+    while rows and tail:
+        part = tail.pop(0)
+        if part.num_rows <= rows:
+            head.append(part)
+            rows -= part.num_rows
+        else:
+            head.append(part.slice(0, rows))
+            tail.insert(0, part.slice(rows))
+            return head, tail, True
+    return head, tail, False
+
+
+def write_row_groups(sink, parts: Iterable[pa.Table], schema: pa.Schema, one_chunk: bool,
+                     row_group: int = ROW_GROUP, statistics: Sequence[str] = (),
+                     threads: int = 1) -> None:
+    writer = RowGroupWriter(sink, schema, one_chunk, row_group, statistics, threads)
+    try:
+        for part in parts:
+            writer.add(part)
+    except BaseException:
+        writer.abandon()
+        raise
+    writer.close()
+
+
+__all__ = ["ROW_GROUP", "WRITE_OPTIONS", "RowGroupWriter", "write_options", "write_row_groups"]
