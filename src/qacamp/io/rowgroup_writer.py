@@ -40,8 +40,8 @@ class RowGroupWriter:
 
     ``threads`` above 1: the row groups are made and encoded in that many
     threads, each as a Parquet file of its own, and joined in order
-    (:class:`qacamp.io.joined.JoinedFile`: the same bytes); a row group
-    more than the threads is held at most.  ``sink``: a path, or a
+    (:class:`qacamp.io.joined.JoinedFile`: the same bytes); at most
+    ``threads`` row groups are held being encoded.  ``sink``: a path, or a
     writable stream."""
 
     def __init__(self, sink, schema: pa.Schema, one_chunk: bool, row_group: int = ROW_GROUP,
