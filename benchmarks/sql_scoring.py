@@ -57,7 +57,7 @@ READING_MEASURES = ("test_c_at_1_median", "test_c_at_1_mean", "test_c_at_1_std",
                     "tests_passed", "tests")
 INTEGER_MEASURES = ("n_right", "n_wrong", "n_unanswered", "n_unanswered_right",
                     "n_unanswered_wrong", "n_unanswered_empty", "tests_passed", "tests")
-#: qacamp's Parquet options (qacamp.io.writers.WRITE_OPTIONS: zstd level 3)
+#: qacamp's Parquet options (qacamp.io.rowgroup_writer.WRITE_OPTIONS: zstd level 3)
 COPY = "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3)"
 TOL = 1e-12  # qacamp.measures.reading._TOL
 

@@ -3,7 +3,10 @@ when equal to their record (docs/architecture.md, "Files: qacamp.io").
 
 :mod:`.records` (what qacamp owns, locks, temporaries), :mod:`.outputs`
 (:func:`writing`: claims, locks, records), :mod:`.writers` (every writer:
-Parquet also a row group at a time, the DuckDB index), :mod:`.spill` (the
+Parquet also a row group at a time, the DuckDB index), :mod:`.rowgroup_writer`
+(Parquet a row group at a time, the row groups encoded in threads if
+asked), :mod:`.joined` (row groups encoded apart joined into one file),
+:mod:`.spill` (the
 spill file of a command), :mod:`.verified` (verified reads, Parquet
 parsed), :mod:`.rowgroups` (a verified Parquet file read a row group at a
 time), :mod:`.verify` (``qacamp verify``, the workflow's check of its

@@ -2,7 +2,7 @@
 
 pyarrow encodes a file's row groups one after the other; the row groups of a
 large table encoded side by side in threads, each as a file of its own
-(:func:`qacamp.io.writers.RowGroupWriter` with ``threads``), are joined
+(:class:`qacamp.io.rowgroup_writer.RowGroupWriter` with ``threads``), are joined
 here into the file pyarrow's one writer would have written: the same magic
 number, each part's column chunks as they are (a row group's pages do not
 depend on where they lie), then the footer of the first part with every

@@ -88,7 +88,7 @@ class Collector:
         """The four output frames in canonical order, cast to :data:`OUT_SCHEMAS`
         except that a large table of :data:`CODED` keeps its strings as Enum
         codes (:func:`concat_sorted`): the same values, made strings only where
-        they are written (:class:`qacamp.io.writers.RowGroupWriter`, a row
+        they are written (:class:`qacamp.io.rowgroup_writer.RowGroupWriter`, a row
         group at a time) or joined (:func:`.batches.combine`)."""
         # the kind's measures (registry order); a kind without a fixed list (score
         # matrices) keeps every column
