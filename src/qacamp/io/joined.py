@@ -107,8 +107,8 @@ class _Writer:
             n >>= 7
         self.out.append(n)
 
-    def zigzag(self, n: int, bits: int) -> None:
-        self.varint((n << 1) ^ (n >> (bits - 1)))
+    def zigzag(self, n: int) -> None:  # (n >> 63: -1 or 0 for any i16, i32, i64)
+        self.varint((n << 1) ^ (n >> 63))
 
     def value(self, t: int, v) -> None:
         if t in _BOOLS:
@@ -116,7 +116,7 @@ class _Writer:
         if t == _BYTE:
             self.out.append(v)
         elif t in (_I16, _I32, _I64):
-            self.zigzag(v, {_I16: 16, _I32: 32, _I64: 64}[t])
+            self.zigzag(v)
         elif t in (_DOUBLE, _BINARY):
             if t == _BINARY:
                 self.varint(len(v))
@@ -152,7 +152,7 @@ class _Writer:
                 self.out.append((fid - last) << 4 | t)
             else:
                 self.out.append(t)
-                self.zigzag(fid, 16)
+                self.zigzag(fid)
             self.value(t, v)
             last = fid
         self.out.append(_STOP)
@@ -193,7 +193,8 @@ class JoinedFile:
 
     def __init__(self, sink) -> None:
         self.sink, self.size = sink, 0
-        self._head: list[list] | None = None  # the first part's footer, but its row groups
+        self._head: list[list] | None = None  # the first part's footer
+        self._same: list[list] = []  # its fields every part must share (not rows, row groups)
         self._groups: list[list] = []
         self._rows = 0
         self._write(MAGIC)
@@ -212,10 +213,10 @@ class JoinedFile:
         meta = _Reader(footer).struct()
         if _encoded(meta) != footer:
             raise ValueError("a part's footer does not encode back to its own bytes")
-        rest = [f for f in meta if f[0] not in (_FILE_ROWS, _FILE_ROW_GROUPS)]
+        same = [f for f in meta if f[0] not in (_FILE_ROWS, _FILE_ROW_GROUPS)]
         if self._head is None:
-            self._head = meta
-        elif rest != [f for f in self._head if f[0] not in (_FILE_ROWS, _FILE_ROW_GROUPS)]:
+            self._head, self._same = meta, same
+        elif same != self._same:
             raise ValueError("the parts to join differ in schema or metadata")
         delta = self.size - len(MAGIC)
         for fid, t, v in meta:

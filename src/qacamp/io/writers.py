@@ -117,13 +117,11 @@ def _os_error(exc: OSError) -> OSError:
 
 def write_parquet_parts(parts: Iterable[pa.Table], schema: pa.Schema, path: str | Path, *,
                         one_chunk: bool, row_group: int = ROW_GROUP,
-                        statistics: Sequence[str] = (), threads: int = 1) -> None:
-    """The rows of ``parts`` written as :func:`write_parquet` writes their frame
-    (``threads``: the row groups encoded in that many threads,
-    :class:`.rowgroup_writer.RowGroupWriter`)."""
+                        statistics: Sequence[str] = ()) -> None:
+    """The rows of ``parts`` written as :func:`write_parquet` writes their frame."""
     with atomic_path(path, ".parquet") as tmp:
         write_parquet_file(tmp, path, parts, schema, one_chunk=one_chunk, row_group=row_group,
-                           statistics=statistics, threads=threads)
+                           statistics=statistics)
 
 
 def write_parquet_file(tmp: Path, path: str | Path, parts: Iterable[pa.Table],
@@ -131,8 +129,10 @@ def write_parquet_file(tmp: Path, path: str | Path, parts: Iterable[pa.Table],
                        statistics: Sequence[str] = (), threads: int = 1) -> None:
     """:func:`write_parquet_parts`' bytes written to ``tmp``, the temporary
     file of an :func:`atomic_path` for ``path`` the caller holds (so a thread
-    of the caller's may write it); an operating-system error is an
-    :class:`~qacamp.errors.OutputError` naming ``path``."""
+    of the caller's may write it; ``threads``: its row groups encoded in that
+    many threads, :class:`.rowgroup_writer.RowGroupWriter`); an
+    operating-system error is an :class:`~qacamp.errors.OutputError` naming
+    ``path``."""
     import pyarrow as pa
 
     try:
