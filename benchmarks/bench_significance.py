@@ -19,8 +19,9 @@ The data: a simulated CLEF-style campaign written as the pipeline's
 ``scores/outcomes.parquet`` (100 runs with accuracies 0.2-0.6 and abstention
 rates 0-30%).  Run: ``.venv/bin/python benchmarks/bench_significance.py``
 (``--runs``, ``--questions``, ``--permutations`` for another size; ``--tiny``
-for a check that it runs: 6 runs x 40 questions, 50 permutations); figures in
-benchmarks/README.md.
+for a check that it runs: 6 runs x 40 questions, 50 permutations, ranx's
+numba kernels run as plain Python, since compiling them would be most of
+such a check); figures in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--permutations", type=int, default=PERMS,
                     help="per test; the sharded case runs ten times as many")
     ap.add_argument("--tiny", action="store_true",
-                    help="6 runs x 40 questions, 50 permutations (a check that it runs)")
+                    help="6 runs x 40 questions, 50 permutations, ranx uncompiled "
+                         "(a check that it runs)")
     args = ap.parse_args(argv)
     if args.tiny:
         args.runs, args.questions, args.permutations = 6, 40, 50
@@ -117,8 +119,10 @@ def main(argv: list[str] | None = None) -> None:
             warm = root / "warm.npy"
             np.save(warm, np.load(root / "accuracy.npy")[:, :2])
             timed([sys.executable, "-c", RANX, str(warm), "10", str(root / "w.npy")])
+        # (--tiny: ranx's own code as called here, its kernels not compiled)
         wall, cpu = timed([sys.executable, "-c", RANX, str(root / "accuracy.npy"), str(perms),
-                           str(root / "ranx.npy")])
+                           str(root / "ranx.npy")],
+                          os.environ | {"NUMBA_DISABLE_JIT": "1"} if args.tiny else None)
         rows.append(("ranx fisher_randomization_test, pair by pair, accuracy (means)", wall, cpu))
         wall, cpu = timed([q, *sig, "--measure", "c_at_1", "--test", "tukey-hsd",
                            "--permutations", str(perms), "--out", str(root / "t.parquet")])
