@@ -42,6 +42,29 @@ def test_cws_kernel_matches_per_run_python():
         np.testing.assert_allclose(pairs, got)
 
 
+def test_cws_of_mixed_runs_matches_per_virtual_run_python():
+    # a virtual run takes each unit's response, rank included, from some run:
+    # its answers are sorted by those ranks (compared across runs), ties by
+    # unit; the ranks are sorted as 16-bit dense ranks when they fit, so also
+    # with more distinct ranks than that (the ranks as they are)
+    rng = np.random.default_rng(11)
+    big = np.iinfo(np.int64).max  # (what from_outcomes gives a missing response)
+    for n, r, distinct in [(9, 3, 4), (30, 5, 1000), (40, 2, 10**9), (33_000, 2, 10**9)]:
+        right = rng.random((n, r)) < 0.5
+        rank = rng.integers(0, distinct, size=(n, r))
+        rank[rng.random((n, r)) < 0.1] = big
+        m = ScoreMatrix(tuple(map(str, range(n))), tuple(map(str, range(r))), "cws",
+                        right=right, rank=rank)
+        src = rng.integers(0, r, size=(2, 3, n))
+        got = m.mixed_scores(src)
+        assert got.shape == (2, 3)
+        u = np.arange(n)
+        for at in np.ndindex(2, 3):
+            mixed_rank, mixed_right = rank[u, src[at]], right[u, src[at]]
+            order = sorted(range(n), key=lambda i: (mixed_rank[i], i))
+            assert got[at] == pytest.approx(naive_cws(mixed_right[order]), abs=1e-12)
+
+
 def test_c_at_1_matches_paper_table3():
     # c@1 paper Table 3: icia091ro 237 R / 156 W / 107 U -> 0.58; loga092de 187/230/83 -> 0.44
     def col(nr, nw, nu):

@@ -117,6 +117,15 @@ class ScoreMatrix:
         return cws_keys(self.rank, self.right, axis=0)
 
     @cached_property
+    def _dense_rank(self) -> np.ndarray:
+        """``rank`` as dense ranks of all its values (the same order within and
+        across runs, so any mix of runs' ranks sorts the same), 16-bit when
+        they fit: NumPy's stable sort of 16-bit integers is a radix sort."""
+        values, dense = np.unique(self.rank, return_inverse=True)
+        dense = dense.reshape(self.rank.shape)
+        return dense.astype(np.int16) if len(values) <= 2**15 else dense
+
+    @cached_property
     def _float_values(self) -> np.ndarray:
         return np.ascontiguousarray(self.values, dtype=np.float64)
 
@@ -193,7 +202,7 @@ class ScoreMatrix:
             n_u = self.unanswered[unit, src].sum(axis=-1, dtype=np.float64)
             return c_at_1_from_counts(n_r, n_u, n)
         if self.aggregator == "cws":
-            return _cws_from_keys(cws_keys(self.rank[unit, src], self.right[unit, src]))
+            return _cws_from_keys(cws_keys(self._dense_rank[unit, src], self.right[unit, src]))
         flat = src.reshape(-1, n)
         step = max(1, PAN_BLOCK // max(1, n))
         need = pan.needs((self.measure,), self.edition)
