@@ -204,9 +204,9 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
     :class:`SortedWriter` s as parts come (``add(name, frame)``, converted
     to Arrow in the file's thread), each in a
     thread behind the caller (:func:`qacamp.ordered.behind`: the files are
-    encoded side by side while the caller makes the next parts, and closed
-    side by side at the end; each file gets its parts in the order added, so
-    the bytes are those of writing them in turn)."""
+    encoded side by side while the caller makes the next parts; each file
+    gets its parts in the order added, so the bytes are those of writing
+    them in turn)."""
     with contextlib.ExitStack() as stack:
         paths = {name: Path(outdir) / f"{name}.parquet" for name in schemas}
         tmps = {name: stack.enter_context(atomic_path(paths[name], ".parquet"))
@@ -221,12 +221,10 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
             except OSError as exc:
                 raise output_error(paths[name], _os_error(exc)) from None
         with contextlib.ExitStack() as threads:  # a thread per file, its parts in order
-            # (entered last file first: the threads are joined in the files'
-            # order, and an error of the first file failing is the one raised)
-            submit = {name: threads.enter_context(behind(call)) for name in reversed(writers)}
+            submit = {name: threads.enter_context(behind(call)) for name in writers}
             yield lambda name, frame: submit[name](name, "add", frame)
-            for name in writers:  # (each file's last row group encoded in its thread)
-                submit[name](name, "close")
+        for name in writers:
+            call(name, "close")
 
 
 # --------------------------------------------------------------------------- DuckDB
