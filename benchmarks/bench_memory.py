@@ -10,8 +10,8 @@ checks that the merged files are byte-identical to the unsharded ones.
 ``--src DIR`` runs the scoring of another source tree (e.g. an older commit's
 ``src``, exported with ``git archive``) for a side-by-side figure.
 ``--big`` is the 100 M responses campaign (10,000 runs x 10,000 questions):
-the simulation (5.5 min) and ingest (10 min, a 5.6 GB spill folder under
-TMPDIR) alone take a long time.  ``--replicate K`` scores a campaign K times the size of the
+the simulation (5.5 min) and ingest (2.5 min, a spill file of about 7 GB
+under TMPDIR) alone take a long time.  ``--replicate K`` scores a campaign K times the size of the
 simulated one instead: its ingest tables are the simulated campaign's,
 repeated K times with the runs renamed (``x000-<run>``, ``x001-<run>``...: K
 times the runs, the same questions), written row group by row group with

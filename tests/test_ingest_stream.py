@@ -26,6 +26,7 @@ from qacamp.ingest import (
     write_ingest,
 )
 from qacamp.io import ROW_GROUP, parquet_bytes, spilling
+from qacamp.io.spill import PLAIN_BYTES
 from qacamp.io.writers import write_row_groups
 
 DEMO = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["campaigns"]
@@ -36,10 +37,12 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def _streamed(name: str, campaign: dict, base: Path, outs: dict[int, Path]) -> dict:
-    """Read once with a spill folder, write it in row groups of each size of
-    ``outs`` (size -> folder); returns each folder's files."""
-    with spilling() as spill:
+def _streamed(name: str, campaign: dict, base: Path, outs: dict[int, Path],
+              plain_bytes: int = PLAIN_BYTES) -> dict:
+    """Read once with a spill folder (its first ``plain_bytes`` uncompressed),
+    write it in row groups of each size of ``outs`` (size -> folder); returns
+    each folder's files."""
+    with spilling(plain_bytes=plain_bytes) as spill:
         acc = read_campaign(name, campaign, base, spill=spill)
         resolved = resolved_campaign(name, campaign, base)
         for row_group, out in outs.items():
@@ -65,10 +68,10 @@ def _same_as_in_memory(name: str, campaign: dict, base: Path, tmp: Path) -> None
     # the writer before the change, on the in-memory frames (what `qacamp eval` reads)
     write_ingest(frames, resolved_campaign(name, campaign, base), tmp / "memory")
     want = _files(tmp / "memory")
-    got = _streamed(name, campaign, base, {INGEST_ROW_GROUP: tmp / "streamed",
-                                           TINY: tmp / "tiny"})
-    assert got[INGEST_ROW_GROUP] == want
-    tiny = got[TINY]
+    assert _streamed(name, campaign, base, {INGEST_ROW_GROUP: tmp / "streamed"}) \
+        == {INGEST_ROW_GROUP: want}
+    # (the spill's first 64 KiB uncompressed, the rest LZ4-compressed)
+    tiny = _streamed(name, campaign, base, {TINY: tmp / "tiny"}, plain_bytes=1 << 16)[TINY]
     assert {k: v for k, v in tiny.items() if k.endswith(".parquet")} == _expected(frames, TINY)
     assert tiny["campaign.json"] == want["campaign.json"]
 
@@ -137,6 +140,23 @@ def test_real_data_campaigns_streamed_same_bytes(tmp_path, capsys):
         assert len(judgments.frames) == 3 and len(spill.spans) == 2 + 3 + 2  # (+ its two parts)
     for name, camp in camps.items():
         _same_as_in_memory(name, camp, tmp_path, tmp_path / f"out-{name}")
+
+
+def test_a_spill_keeps_its_first_bytes_uncompressed_and_compresses_the_rest():
+    """Frames put while the spill holds less than ``plain_bytes`` are kept
+    as they are, later ones LZ4-compressed; both read back the same."""
+    frame = pl.DataFrame({"run": ["aeba02a"] * 20_000, "qid": [str(i % 500) for i in range(20_000)],
+                          "score": [None] * 20_000}, schema={"run": pl.String, "qid": pl.String,
+                                                             "score": pl.Float64})
+    with spilling(plain_bytes=1) as spill:
+        plain, packed = spill.put(frame), spill.put(frame.to_arrow())
+        plain_size, packed_size = spill.spans[plain][1], spill.spans[packed][1]
+        assert packed_size < plain_size / 4
+        for handle in (plain, packed):
+            assert spill.frame(handle).equals(frame)
+            assert spill.get(handle).equals(frame.to_arrow())
+    with spilling() as spill:  # (the default: far more than these bytes kept plain)
+        assert [spill.spans[spill.put(frame)][1] for _ in range(3)] == [plain_size] * 3
 
 
 def test_row_groups_of_sorted_and_read_in_order_pieces():

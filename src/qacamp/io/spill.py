@@ -17,17 +17,25 @@ from ..errors import OutputError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+PLAIN_BYTES = 2 << 30
+"""Bytes a spill file holds uncompressed before the frames put in it are
+LZ4-compressed: compressing and decompressing cost about 8% of a 10 M-response
+ingest's CPU for a file 2.7 times smaller, which matters only for the largest
+campaigns (``benchmarks/README.md``, "Ingest memory")."""
+
 SPILL_FIX = ("free space in the temporary folder (TMPDIR), or point TMPDIR at a disk with room, "
              "then rerun (nothing partial was kept)")
 
 
 class Spill:
-    """Frames kept on disk while a command runs: Arrow IPC (LZ4) in one unnamed
-    temporary file, read back batch for batch as written (threads may put
-    and get at once)."""
+    """Frames kept on disk while a command runs: Arrow IPC in one unnamed
+    temporary file, uncompressed while it holds less than ``plain_bytes``
+    (:data:`PLAIN_BYTES`), LZ4-compressed after; read back batch for batch as
+    written (threads may put and get at once)."""
 
-    def __init__(self, fh) -> None:
+    def __init__(self, fh, plain_bytes: int = PLAIN_BYTES) -> None:
         self.fh, self.spans, self.end = fh, [], 0
+        self.plain_bytes = plain_bytes
         self._lock = threading.Lock()
 
     def put(self, frame: pl.DataFrame | pa.Table) -> int:
@@ -36,8 +44,10 @@ class Spill:
 
         table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
         sink = pa.BufferOutputStream()
+        # (``end`` read without the lock: a put racing another may take either form)
+        compression = None if self.end < self.plain_bytes else "lz4"
         with pa.ipc.new_file(sink, table.schema,
-                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
+                             options=pa.ipc.IpcWriteOptions(compression=compression)) as w:
             for batch in table.to_batches():
                 w.write_batch(batch)
         data = memoryview(sink.getvalue()).cast("B")
@@ -70,14 +80,14 @@ class Spill:
 
 
 @contextlib.contextmanager
-def spilling(prefix: str = "qacamp-spill-") -> Iterator[Spill]:
+def spilling(prefix: str = "qacamp-spill-", plain_bytes: int = PLAIN_BYTES) -> Iterator[Spill]:
     """A :class:`Spill` in a new unnamed temporary file, gone when the block ends."""
     try:
         fh = tempfile.TemporaryFile(prefix=prefix)
     except OSError as exc:
         raise OutputError(tempfile.gettempdir(), exc.strerror or str(exc), SPILL_FIX) from None
     with fh:
-        yield Spill(fh)
+        yield Spill(fh, plain_bytes)
 
 
-__all__ = ["SPILL_FIX", "Spill", "spilling"]
+__all__ = ["PLAIN_BYTES", "SPILL_FIX", "Spill", "spilling"]
