@@ -18,6 +18,8 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from paths import SHARED_DATA
 from workflow_util import qacamp_in_root
@@ -26,6 +28,7 @@ import qacamp.ingest.trec
 import qacamp.scoring
 from qacamp.cli import main
 from qacamp.io import parquet_bytes, spilling
+from qacamp.io.rowgroup_writer import RowGroupWriter, write_options
 from qacamp.io.writers import SortedWriter, write_row_groups
 from qacamp.scoring import batches, frames
 
@@ -260,6 +263,77 @@ def test_sorted_writer_gives_the_bytes_of_the_stable_sort_from_enum_codes(tmp_pa
     assert _sorted_bytes(tmp_path / "out.parquet", whole.to_arrow().schema, "k", parts,
                          row_group) == parquet_bytes(whole, row_group).to_pybytes()
 
+
+
+def _coded(dictionary: list, codes: list, index_type) -> pa.DictionaryArray:
+    """A dictionary array whose null rows (``None`` in ``codes``) hold codes
+    far out of the dictionary's range (Arrow leaves them undefined)."""
+    import numpy as np
+
+    valid = pa.array([c is not None for c in codes])
+    far = 100 if index_type.bit_width == 8 else 987
+    raw = np.array([far if c is None else c for c in codes], dtype=index_type.to_pandas_dtype())
+    indices = pa.Array.from_buffers(index_type, len(codes), [valid.buffers()[1],
+                                    pa.py_buffer(raw)], null_count=codes.count(None))
+    return pa.DictionaryArray.from_arrays(indices, pa.array(dictionary, pa.large_string()),
+                                          safe=False)
+
+
+@pytest.mark.parametrize("metadata", [None, {"campaign": "test"}])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dictionary_columns_handed_to_the_writer_as_views_give_the_bytes_of_their_strings(
+        tmp_path, threads, metadata):
+    """String columns coded as dictionaries, looked up as string views for the
+    writer: values longer than a view holds beside short ones, a dictionary
+    array sliced (an offset into its codes), null rows whose codes point
+    anywhere, 8-, 16- and 64-bit and unsigned codes, a dictionary holding a
+    null (looked up as before), plain chunks mixed in: the bytes pyarrow
+    writes for their strings.  A column is handed to the writer as views if
+    the first row group has it coded; a schema with metadata of its own is
+    handed as declared: the same bytes."""
+    words = [f"question-{i:03d}-of-a-long-series" if i % 3 else f"q{i}" for i in range(300)]
+    schema = pa.schema([("s", pa.large_string()), ("t", pa.large_string()), ("v", pa.int64())],
+                       metadata=metadata)
+    codes = [i * 7 % 300 if i % 11 else None for i in range(600)]
+    s = [_coded(words, codes[:300], pa.int16()),
+         _coded(words, [5, None, 299, 0] * 25, pa.uint16()).slice(3, 90),
+         _coded(["x", None, "a-value-of-twenty-one"], [2, 1, 0, None, 2], pa.int8()),
+         pa.array(["plain", None, "a plain value longer than twelve"], pa.large_string()),
+         _coded(words, codes[300:], pa.int64())]
+    t = [_coded(words[::-1], [None if c is None else 299 - c for c in codes[:300]],
+                pa.int32()),
+         _coded(["short", "a-longer-value-again"], [1, 0] * 45, pa.uint8()),
+         _coded(["y"], [0] * 5, pa.uint32()), pa.array([None] * 3, pa.large_string()),
+         _coded(words, [None] * 300, pa.int16())]
+    parts = []
+    for a, b in zip(s, t, strict=True):
+        parts.append(pa.Table.from_arrays(
+            [a, b, pa.array(range(len(a)), pa.int64())], names=["s", "t", "v"]))
+    def strings(c: pa.Array) -> pa.Array:
+        return c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
+
+    # the plain part first too: then its row group hands its strings as declared
+    for order in (parts, [parts[3], *parts[:3], *parts[4:]]):
+        whole = pa.Table.from_arrays(
+            [pa.chunked_array([strings(p.column(name).chunk(0)) for p in order],
+                              pa.large_string()) for name in "st"]
+            + [pa.chunked_array([p.column("v") for p in order]).combine_chunks()],
+            schema=schema)
+        for row_group in (3, 97, 1 << 20):
+            want = pa.BufferOutputStream()
+            pq.write_table(whole, want, row_group_size=row_group, **write_options(["s"]))
+            path = tmp_path / f"out-{row_group}.parquet"
+            with path.open("wb") as sink:
+                write_row_groups(sink, order, schema, True, row_group, ["s"], threads)
+            assert path.read_bytes() == want.getvalue().to_pybytes(), row_group
+        assert pq.read_table(path).equals(whole)
+    # the types handed to the writer: fixed by the first row group's chunks
+    for first, want in [(parts[0], pa.large_string() if metadata else pa.string_view()),
+                        (parts[3], pa.large_string())]:
+        w = RowGroupWriter(pa.BufferOutputStream(), schema, True)
+        w.add(first)
+        w.close()
+        assert w._schema.field("s").type == want
 
 
 @pytest.mark.parametrize("sizes", [(200, 200), (100, 100), (200, 40_000)])
