@@ -121,7 +121,8 @@ class RowGroupWriter:
         split = False
         while self._held >= self.row_group:  # (only the rows written are copied)
             group, self._pending, split = _cut(self._pending, self.row_group)
-            self._write(group)
+            self._write([group])
+            del group
             self.written += self.row_group
             self._held -= self.row_group
         if self.one_chunk and split:
@@ -153,14 +154,17 @@ class RowGroupWriter:
         writer.close()
         return sink.getvalue()
 
-    def _write(self, parts: list[pa.Table]) -> None:
-        self._hand(parts)
+    def _write(self, held: list[list[pa.Table]]) -> None:
+        """Write the row group of the parts ``held`` holds (let go once its
+        table is made: a row group's rows are not held twice while it is
+        encoded)."""
+        self._hand(held[0])
         if self._threads == 1:
             if self._writer is None:
                 self._writer = self._parquet_writer(self._sink)
-            self._writer.write_table(self._table(parts), row_group_size=self.row_group)
+            self._writer.write_table(self._table(held.pop()), row_group_size=self.row_group)
             return
-        self._encoding.append(self._pool.submit(self._encoded, [parts]))
+        self._encoding.append(self._pool.submit(self._encoded, held))
         while len(self._encoding) >= self._threads:  # (the oldest joined once it is done)
             self._joined.append(self._encoding.popleft().result())
 
@@ -186,7 +190,8 @@ class RowGroupWriter:
     def close(self) -> None:
         try:
             if self._held or not self.written:  # (an empty table is one row group of no rows)
-                self._write(self._pending)
+                held, self._pending, self._held = [self._pending], [], 0
+                self._write(held)
             self._pending, self._held = [], 0
             if self._threads == 1:
                 self._writer.close()
@@ -240,14 +245,17 @@ def _looked_up(d: pa.DictionaryArray) -> pa.Array:
     index = d.indices
     width = index.type.bit_width // 8
     kind = "u" if pa.types.is_unsigned_integer(index.type) else "i"
-    codes = np.frombuffer(index.buffers()[1], dtype=f"{kind}{width}", count=len(index),
+    # (every array in buffers of Arrow's memory pool, as every other column:
+    # memory freed by C's malloc, which numpy's take would use for its
+    # positions of another width than a pointer's, is not always given back)
+    at = np.frombuffer(pa.allocate_buffer(np.dtype(np.intp).itemsize * len(d)), dtype=np.intp)
+    at[:] = np.frombuffer(index.buffers()[1], dtype=f"{kind}{width}", count=len(index),
                           offset=width * index.offset)
-    # (into a buffer of Arrow's memory pool, as every other column: memory
-    # freed by C's malloc is not always given back; "clip": the codes of a
-    # valid dictionary array are in range, and numpy copies its output for
-    # "raise"; a null row's code may be any number, its view is not read)
+    # ("clip": the codes of a valid dictionary array are in range, and numpy
+    # copies its output for "raise"; a null row's code may be any number, its
+    # view is not read)
     got = pa.allocate_buffer(16 * len(d))
-    views.take(codes, out=np.frombuffer(got, dtype="S16"), mode="clip")
+    views.take(at, out=np.frombuffer(got, dtype="S16"), mode="clip")
     valid = pc.is_valid(d).buffers()[1] if d.null_count else None
     return pa.Array.from_buffers(pa.string_view(), len(d), [valid, got, *buffers[2:]],
                                  null_count=d.null_count)

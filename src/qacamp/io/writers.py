@@ -204,9 +204,9 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
     :class:`SortedWriter` s as parts come (``add(name, frame)``, converted
     to Arrow in the file's thread), each in a
     thread behind the caller (:func:`qacamp.ordered.behind`: the files are
-    encoded side by side while the caller makes the next parts, and finished
-    side by side; each file gets its parts in the order added, so the bytes
-    are those of writing them in turn)."""
+    encoded side by side while the caller makes the next parts; each file
+    gets its parts in the order added, so the bytes are those of writing
+    them in turn)."""
     with contextlib.ExitStack() as stack:
         paths = {name: Path(outdir) / f"{name}.parquet" for name in schemas}
         tmps = {name: stack.enter_context(atomic_path(paths[name], ".parquet"))
@@ -223,8 +223,8 @@ def sorted_parquet(schemas: dict[str, pa.Schema], outdir: str | Path, key: str
         with contextlib.ExitStack() as threads:  # a thread per file, its parts in order
             submit = {name: threads.enter_context(behind(call)) for name in writers}
             yield lambda name, frame: submit[name](name, "add", frame)
-            for name in writers:  # (their last row groups encoded side by side too)
-                submit[name](name, "close")
+        for name in writers:
+            call(name, "close")
 
 
 # --------------------------------------------------------------------------- DuckDB
