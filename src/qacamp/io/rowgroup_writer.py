@@ -2,10 +2,11 @@
 when asked (:class:`RowGroupWriter`): the bytes of writing the whole frame
 at once (:func:`qacamp.io.writers.parquet_bytes`).
 
-A row group made of one chunk per column hands its string columns to the
-Parquet writer as string views (:func:`_writer_schema`): a column coded as a
-dictionary (a polars Enum) is looked up by copying each row's 16-byte view of
-its value (:func:`_looked_up`), not the value's bytes.  Parquet stores a
+Written in row groups of one chunk per column, the string columns the first
+row group has coded as dictionaries (polars Enums) are handed to the Parquet
+writer as string views (:func:`_writer_schema`): a coded column is looked up
+by copying each row's 16-byte view of its value (:func:`_looked_up`), not
+the value's bytes.  Parquet stores a
 string the same whatever its Arrow type; the one trace of the Arrow type is
 the schema pyarrow keeps in the footer, written here as pyarrow writes it for
 the declared schema (:func:`_footer_metadata`), so the bytes are the same."""
@@ -245,9 +246,8 @@ def _looked_up(d: pa.DictionaryArray) -> pa.Array:
     index = d.indices
     width = index.type.bit_width // 8
     kind = "u" if pa.types.is_unsigned_integer(index.type) else "i"
-    # (every array in buffers of Arrow's memory pool, as every other column:
-    # memory freed by C's malloc, which numpy's take would use for its
-    # positions of another width than a pointer's, is not always given back)
+    # (the positions as numpy's take wants them, and the views, in buffers of
+    # Arrow's memory pool, as every other column's, not in numpy's own)
     at = np.frombuffer(pa.allocate_buffer(np.dtype(np.intp).itemsize * len(d)), dtype=np.intp)
     at[:] = np.frombuffer(index.buffers()[1], dtype=f"{kind}{width}", count=len(index),
                           offset=width * index.offset)
