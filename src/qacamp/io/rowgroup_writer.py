@@ -193,7 +193,6 @@ class RowGroupWriter:
             if self._held or not self.written:  # (an empty table is one row group of no rows)
                 held, self._pending, self._held = [self._pending], [], 0
                 self._write(held)
-            self._pending, self._held = [], 0
             if self._threads == 1:
                 self._writer.close()
                 return
